@@ -1,0 +1,118 @@
+# docdex: build, test, install.
+#
+#   make                 docdex and lib/libdocdex.a
+#   make check           C unit tests of lib/, then the bats suites
+#   make asan            make check under AddressSanitizer and UBSan
+#   make demo            index a small generated corpus and serve from it
+#   make bench           the benchmarks (generates ~2 GB under build/bench)
+#   make install         PREFIX=/usr/local, DESTDIR honoured
+#
+# A build with other flags goes to its own directory: B=build/asan holds the
+# sanitizer build (objects, library, binary), so the two never mix.
+
+CC ?= cc
+CFLAGS ?= -O2 -g
+WARN = -Wall -Wextra -Wshadow -Wformat=2 -Wstrict-prototypes -Wmissing-prototypes \
+       -Wpointer-arith -Wundef -Wvla
+ALL_CFLAGS = -std=c11 $(WARN) $(CFLAGS)
+ALL_CPPFLAGS = -D_GNU_SOURCE -Ilib $(CPPFLAGS)
+LDLIBS = -lz -lyaml -lm
+
+PREFIX ?= /usr/local
+BINDIR = $(PREFIX)/bin
+MANDIR = $(PREFIX)/share/man
+BASHCOMPDIR = $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR = $(PREFIX)/share/zsh/site-functions
+FISHCOMPDIR = $(PREFIX)/share/fish/vendor_completions.d
+
+B ?= build
+ifeq ($(B),build)
+DOCDEX = docdex
+LIBDX = lib/libdocdex.a
+SYNTH = tests/dx-synth
+else
+DOCDEX = $(B)/docdex
+LIBDX = $(B)/libdocdex.a
+SYNTH = $(B)/dx-synth
+endif
+
+LIB_SRC = $(sort $(wildcard lib/*.c))
+CMD_SRC = $(sort $(wildcard cmd/*.c))
+UNIT_SRC = $(sort $(wildcard tests/unit/test_*.c))
+LIB_OBJ = $(LIB_SRC:%.c=$(B)/%.o)
+CMD_OBJ = $(CMD_SRC:%.c=$(B)/%.o)
+UNIT_BIN = $(UNIT_SRC:%.c=$(B)/%)
+MAN = $(wildcard man/*.1) $(wildcard man/*.5)
+
+# What the binary says about its build in --version.
+BUILD_INFO = -DDX_BUILD_CC='"$(shell $(CC) --version 2>/dev/null | head -n 1)"' \
+             -DDX_BUILD_CFLAGS='"$(strip $(CFLAGS))"'
+
+all: $(DOCDEX) $(LIBDX) $(SYNTH)
+
+$(B)/%.o: %.c $(wildcard lib/*.h cmd/*.h tests/unit/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -c -o $@ $<
+
+$(B)/cmd/version.o: BUILD_INFO_FLAGS = $(BUILD_INFO)
+$(B)/cmd/version.o: cmd/version.c $(wildcard lib/*.h cmd/*.h) Makefile
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CPPFLAGS) $(BUILD_INFO_FLAGS) $(ALL_CFLAGS) -c -o $@ $<
+
+$(LIBDX): $(LIB_OBJ)
+	@mkdir -p $(@D)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+$(DOCDEX): $(CMD_OBJ) $(LIBDX)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(CMD_OBJ) $(LIBDX) $(LDLIBS)
+
+$(SYNTH): $(B)/tests/dx-synth.o $(LIBDX)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LIBDX) $(LDLIBS)
+
+$(B)/tests/unit/%: $(B)/tests/unit/%.o $(LIBDX)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LIBDX) $(LDLIBS)
+
+unit: $(UNIT_BIN)
+	@for t in $(UNIT_BIN); do echo "unit: $$t"; $$t || exit 1; done
+
+check: all unit
+	DOCDEX=$(abspath $(DOCDEX)) DX_SYNTH=$(abspath $(SYNTH)) bats tests/*.bats
+
+# Sanitizer errors exit with their own status so that a test expecting a
+# plain failure (1) cannot mistake one for it.
+SAN_FLAGS = -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+asan:
+	ASAN_OPTIONS=exitcode=86:detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:exitcode=87 \
+	$(MAKE) B=build/asan CFLAGS="$(SAN_FLAGS)" LDFLAGS="$(SAN_FLAGS)" check
+
+demo: all
+	sh tests/demo.sh $(abspath $(DOCDEX)) $(abspath $(SYNTH))
+
+bench: all
+	python3 tests/bench/bench.py --docdex $(abspath $(DOCDEX)) --synth $(abspath $(SYNTH))
+
+install: $(DOCDEX)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 \
+	    $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(FISHCOMPDIR)
+	install -m 755 $(DOCDEX) $(DESTDIR)$(BINDIR)/docdex
+	install -m 644 $(wildcard man/*.1) $(DESTDIR)$(MANDIR)/man1
+	install -m 644 $(wildcard man/*.5) $(DESTDIR)$(MANDIR)/man5
+	install -m 644 completions/docdex.bash $(DESTDIR)$(BASHCOMPDIR)/docdex
+	install -m 644 completions/_docdex $(DESTDIR)$(ZSHCOMPDIR)/_docdex
+	install -m 644 completions/docdex.fish $(DESTDIR)$(FISHCOMPDIR)/docdex.fish
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/docdex $(DESTDIR)$(BASHCOMPDIR)/docdex \
+	    $(DESTDIR)$(ZSHCOMPDIR)/_docdex $(DESTDIR)$(FISHCOMPDIR)/docdex.fish
+	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(wildcard man/*.1)))
+	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man5/,$(notdir $(wildcard man/*.5)))
+
+clean:
+	rm -rf build docdex lib/libdocdex.a tests/dx-synth
+
+.PHONY: all unit check asan demo bench install uninstall clean
+.SUFFIXES:
+.SECONDARY:

@@ -1,0 +1,122 @@
+/* cli.c: messages, number parsing and the progress bar (see cli.h). */
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+void cli_error(const char *cmd, const char *what, const char *subject)
+{
+	if (subject)
+		fprintf(stderr, "docdex %s: %s: '%s'\n", cmd, what, subject);
+	else
+		fprintf(stderr, "docdex %s: %s\n", cmd, what);
+}
+
+void cli_lib_error(const char *cmd, const dx_err *err)
+{
+	char sys[256] = "";
+	if (err->sys) {
+		/* strerror in lower case, like the rest of the line. */
+		snprintf(sys, sizeof sys, ": %s", strerror(err->sys));
+		sys[2] = (char)tolower((unsigned char)sys[2]);
+	}
+	if (err->subject[0])
+		fprintf(stderr, "docdex %s: %s: '%s'%s\n", cmd, err->what, err->subject, sys);
+	else
+		fprintf(stderr, "docdex %s: %s%s\n", cmd, err->what, sys);
+}
+
+int cli_usage_error(const char *cmd, const char *what, const char *subject)
+{
+	if (subject)
+		fprintf(stderr, "docdex %s: %s: '%s' (see docdex %s --help)\n", cmd, what, subject, cmd);
+	else
+		fprintf(stderr, "docdex %s: %s (see docdex %s --help)\n", cmd, what, cmd);
+	return EXIT_USAGE;
+}
+
+int cli_bad_option(const char *cmd, char **argv, int c)
+{
+	const char *what = c == ':' ? "option needs a value" : "unknown option";
+	/* A short option is named by its letter; a long one by its place. */
+	if (optopt > 0 && optopt < 128 && isalnum(optopt)) {
+		char opt[3] = { '-', (char)optopt, 0 };
+		return cli_usage_error(cmd, what, opt);
+	}
+	return cli_usage_error(cmd, what, argv[optind - 1]);
+}
+
+int cli_parse_u64(const char *s, uint64_t *v)
+{
+	uint64_t r = 0;
+	if (!*s)
+		return -1;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9' || r > (UINT64_MAX - 9) / 10)
+			return -1;
+		r = r * 10 + (uint64_t)(*s - '0');
+	}
+	*v = r;
+	return 0;
+}
+
+double cli_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+const char *cli_bytes(uint64_t n, char *buf, size_t bufsz)
+{
+	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	double v = (double)n;
+	int u = 0;
+	while (v >= 1024 && u < 4) {
+		v /= 1024;
+		u++;
+	}
+	snprintf(buf, bufsz, u ? "%.1f %s" : "%.0f %s", v, units[u]);
+	return buf;
+}
+
+void progress_init(progress *p, const char *label, int quiet)
+{
+	*p = (progress){ .label = label, .enabled = !quiet && isatty(STDERR_FILENO) };
+	p->start = p->last = cli_now();
+}
+
+int progress_update(void *ctx, uint64_t done, uint64_t total)
+{
+	progress *p = ctx;
+	if (cli_interrupted())
+		return 1;
+	if (!p->enabled)
+		return 0;
+	double now = cli_now();
+	if (now - p->start < 1.0 || now - p->last < 0.1)
+		return 0;
+	p->last = now;
+	p->shown = 1;
+	char a[32], b[32], r[32];
+	double pct = total ? 100.0 * (double)done / (double)total : 0;
+	fprintf(stderr, "\r%s %5.1f%%  %s of %s, %s/s ", p->label, pct > 100 ? 100 : pct,
+	        cli_bytes(done, a, sizeof a), cli_bytes(total, b, sizeof b),
+	        cli_bytes((uint64_t)((double)done / (now - p->start)), r, sizeof r));
+	return 0;
+}
+
+void progress_done(progress *p, const char *summary)
+{
+	if (!p->shown)
+		return;
+	/* Carriage return and erase-line: no colour, so NO_COLOR has nothing to turn off. */
+	fprintf(stderr, "\r\033[K");
+	if (summary)
+		fprintf(stderr, "%s\n", summary);
+}

@@ -1,0 +1,64 @@
+/*
+ * cli.h: what the subcommands share: the table of subcommands, messages
+ * and exit statuses, number parsing, signals, the progress bar.
+ */
+#ifndef DX_CLI_H
+#define DX_CLI_H
+
+#include <stdint.h>
+
+#include "docdex.h"
+
+/* Exit statuses, the same for every subcommand (see docdex(1)). */
+enum {
+	EXIT_OK = 0,
+	EXIT_FAIL = 1,        /* an error, or an id that was not found */
+	EXIT_USAGE = 2,       /* a bad command line */
+	EXIT_INTERRUPTED = 130
+};
+
+typedef int (*cmd_fn)(int argc, char **argv);
+
+int cmd_index(int argc, char **argv);
+int cmd_get(int argc, char **argv);
+
+/* "docdex CMD: what: 'subject'" (the subject only when there is one). */
+void cli_error(const char *cmd, const char *what, const char *subject)
+	__attribute__((cold));
+/* The same for a library error, with strerror when a system call failed. */
+void cli_lib_error(const char *cmd, const dx_err *err) __attribute__((cold));
+/* A usage error: the message and where to read the usage; returns EXIT_USAGE. */
+int cli_usage_error(const char *cmd, const char *what, const char *subject) __attribute__((cold));
+/* The usage error for what getopt_long returned with optstring ":...":
+ * '?' (unknown option) or ':' (missing value). */
+int cli_bad_option(const char *cmd, char **argv, int c) __attribute__((cold));
+
+/* Parses a non-negative decimal integer, all of s; 0 or -1. */
+int cli_parse_u64(const char *s, uint64_t *v);
+
+/* SIGINT and SIGTERM set a flag instead of killing the process, so that
+ * long work can stop cleanly (the only global state, in main.c). */
+void cli_catch_signals(void);
+int cli_interrupted(void);
+
+/* A progress bar on stderr, shown only on a terminal and after a second. */
+typedef struct progress {
+	const char *label;
+	int enabled;
+	int shown;
+	double start, last;
+} progress;
+
+void progress_init(progress *p, const char *label, int quiet);
+/* A dx_progress_fn: draws the bar; returns 1 once the process was interrupted. */
+int progress_update(void *ctx, uint64_t done, uint64_t total);
+/* Clears the bar, leaving a last line with the summary when it was shown. */
+void progress_done(progress *p, const char *summary);
+
+/* Seconds on a monotonic clock. */
+double cli_now(void);
+
+/* "1.5 GiB" for a byte count. */
+const char *cli_bytes(uint64_t n, char *buf, size_t bufsz);
+
+#endif

@@ -1,0 +1,272 @@
+/* get.c: docdex get, documents by id, by position or at random. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "lines.h"
+#include "out.h"
+
+static const char usage[] =
+	"usage: docdex get [options] CORPUS_OR_INDEX [ID...]\n"
+	"\n"
+	"Print documents by id, in the order the ids come: from the arguments, or\n"
+	"one a line from stdin when there are none ('-' reads stdin too).\n"
+	"\n"
+	"      --field NAMES        print these fields, joined by a space: TSV column\n"
+	"                           numbers or names, JSON keys, TREC elements (text)\n"
+	"      --format FORMAT      raw, tsv or jsonl (default: raw, the record as it is)\n"
+	"      --position           read 0-based positions in corpus order, not ids\n"
+	"      --random N           print N distinct documents drawn at random\n"
+	"      --seed S             seed for --random (default: 0)\n"
+	"      --missing POLICY     warn or skip: what to do with an id not in the corpus\n"
+	"                           (default: warn, and exit with status 1 at the end)\n"
+	"  -h, --help               show this help\n";
+
+enum { OPT_FIELD = 256, OPT_FORMAT, OPT_POSITION, OPT_RANDOM, OPT_SEED, OPT_MISSING };
+
+static const struct option options[] = {
+	{ "field", required_argument, NULL, OPT_FIELD },
+	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "position", no_argument, NULL, OPT_POSITION },
+	{ "random", required_argument, NULL, OPT_RANDOM },
+	{ "seed", required_argument, NULL, OPT_SEED },
+	{ "missing", required_argument, NULL, OPT_MISSING },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+enum { FMT_RAW, FMT_TSV, FMT_JSONL };
+
+typedef struct getter {
+	dx_corpus *c;
+	dx_fields *fields;
+	out o;
+	int format;
+	int by_position;
+	int skip_missing;
+	int status;          /* EXIT_FAIL once an id was not found */
+	int stop;            /* output closed, or an error that ends the command */
+	dx_err err;
+} getter;
+
+static void fail(getter *g)
+{
+	cli_lib_error("get", &g->err);
+	g->status = EXIT_FAIL;
+	g->stop = 1;
+}
+
+/* Prints record pos; id is the id it was asked by, or NULL to look it up. */
+static void emit(getter *g, uint64_t pos, const char *id, size_t idlen)
+{
+	dx_record rec;
+	const char *text;
+	size_t len;
+	if (dx_corpus_record(g->c, pos, &rec, &g->err) < 0) {
+		fail(g);
+		return;
+	}
+	text = rec.data;
+	len = rec.len;
+	if ((g->fields && dx_corpus_fields(g->c, g->fields, &rec, &text, &len, &g->err) < 0) ||
+	    (g->format != FMT_RAW && !id && dx_corpus_id(g->c, pos, &id, &idlen, &g->err) < 0)) {
+		fail(g);
+		return;
+	}
+	int r;
+	switch (g->format) {
+	case FMT_TSV:
+		r = out_tsv_field(&g->o, id, idlen) || out_char(&g->o, '\t') ||
+		    out_tsv_field(&g->o, text, len) || out_char(&g->o, '\n');
+		break;
+	case FMT_JSONL:
+		r = out_write(&g->o, "{\"id\":", 6) || out_json_string(&g->o, id, idlen) ||
+		    out_write(&g->o, ",\"text\":", 8) || out_json_string(&g->o, text, len) ||
+		    out_write(&g->o, "}\n", 2);
+		break;
+	default:
+		/* The raw record lies in the mapped corpus: no copy of ours. */
+		r = (text == rec.data ? out_write_ref(&g->o, text, len) : out_write(&g->o, text, len)) ||
+		    out_char(&g->o, '\n');
+	}
+	if (r)
+		g->stop = 1;
+}
+
+static void missing(getter *g, const char *what, const char *s, size_t n)
+{
+	if (g->skip_missing)
+		return;
+	fprintf(stderr, "docdex get: %s: '%.*s'\n", what, (int)(n > 4096 ? 4096 : n), s);
+	g->status = EXIT_FAIL;
+}
+
+/* One id or position, as it came. */
+static void one(getter *g, const char *s, size_t n)
+{
+	uint64_t pos;
+	if (g->by_position) {
+		char num[24];
+		if (n == 0 || n >= sizeof num) {
+			fprintf(stderr, "docdex get: not a position: '%.*s'\n", (int)(n > 64 ? 64 : n), s);
+			g->status = EXIT_FAIL;
+			return;
+		}
+		memcpy(num, s, n);
+		num[n] = '\0';
+		if (cli_parse_u64(num, &pos) < 0) {
+			fprintf(stderr, "docdex get: not a position: '%s'\n", num);
+			g->status = EXIT_FAIL;
+			return;
+		}
+		if (pos >= dx_corpus_count(g->c))
+			missing(g, "position beyond the last record", s, n);
+		else
+			emit(g, pos, NULL, 0);
+		return;
+	}
+	if (n == 0)
+		return;
+	int r = dx_corpus_find(g->c, s, n, &pos, &g->err);
+	if (r < 0)
+		fail(g);
+	else if (r == 0)
+		missing(g, "id not found", s, n);
+	else
+		emit(g, pos, s, n);
+}
+
+static void from_stdin(getter *g)
+{
+	lines l;
+	const char *s;
+	size_t n;
+	int r;
+	if (lines_open(&l, STDIN_FILENO) < 0) {
+		cli_error("get", "out of memory", NULL);
+		g->status = EXIT_FAIL;
+		g->stop = 1;
+		return;
+	}
+	while (!g->stop && (r = lines_next(&l, &s, &n)) == 1)
+		one(g, s, n);
+	if (!g->stop && r < 0) {
+		dx_err e = { .sys = errno };
+		snprintf(e.what, sizeof e.what, "cannot read ids");
+		snprintf(e.subject, sizeof e.subject, "stdin");
+		cli_lib_error("get", &e);
+		g->status = EXIT_FAIL;
+	}
+	lines_close(&l);
+}
+
+static int draw(getter *g, uint64_t n, uint64_t seed)
+{
+	uint64_t count = dx_corpus_count(g->c);
+	if (n > count) {
+		char what[96];
+		snprintf(what, sizeof what, "cannot draw %llu distinct documents from %llu records",
+		         (unsigned long long)n, (unsigned long long)count);
+		cli_error("get", what, NULL);
+		return EXIT_FAIL;
+	}
+	dx_perm p;
+	dx_perm_init(&p, count, seed);
+	for (uint64_t i = 0; i < n && !g->stop; i++)
+		emit(g, dx_perm_at(&p, i), NULL, 0);
+	return g->status;
+}
+
+int cmd_get(int argc, char **argv)
+{
+	getter g = { .format = FMT_RAW };
+	const char *field = NULL;
+	uint64_t nrandom = 0, seed = 0;
+	int random = 0, c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, ":h", options, NULL)) != -1) {
+		switch (c) {
+		case OPT_FIELD:
+			field = optarg;
+			break;
+		case OPT_FORMAT:
+			if (strcmp(optarg, "raw") == 0)
+				g.format = FMT_RAW;
+			else if (strcmp(optarg, "tsv") == 0)
+				g.format = FMT_TSV;
+			else if (strcmp(optarg, "jsonl") == 0)
+				g.format = FMT_JSONL;
+			else
+				return cli_usage_error("get", "bad --format, give raw, tsv or jsonl", optarg);
+			break;
+		case OPT_POSITION:
+			g.by_position = 1;
+			break;
+		case OPT_RANDOM:
+			if (cli_parse_u64(optarg, &nrandom) < 0)
+				return cli_usage_error("get", "bad --random, give a number of documents", optarg);
+			random = 1;
+			break;
+		case OPT_SEED:
+			if (cli_parse_u64(optarg, &seed) < 0)
+				return cli_usage_error("get", "bad --seed, give a non-negative integer", optarg);
+			break;
+		case OPT_MISSING:
+			if (strcmp(optarg, "warn") == 0)
+				g.skip_missing = 0;
+			else if (strcmp(optarg, "skip") == 0)
+				g.skip_missing = 1;
+			else
+				return cli_usage_error("get", "bad --missing, give warn or skip", optarg);
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return EXIT_OK;
+		default:
+			return cli_bad_option("get", argv, c);
+		}
+	}
+	if (optind >= argc)
+		return cli_usage_error("get", "no corpus or index given", NULL);
+	const char *corpus = argv[optind++];
+	if (random && (optind < argc || g.by_position))
+		return cli_usage_error("get", "--random takes no ids and no --position", NULL);
+
+	if (!(g.c = dx_corpus_open(corpus, &g.err))) {
+		cli_lib_error("get", &g.err);
+		return EXIT_FAIL;
+	}
+	if (field && !(g.fields = dx_fields_parse(g.c, field, &g.err))) {
+		cli_lib_error("get", &g.err);
+		dx_corpus_close(g.c);
+		return EXIT_USAGE;
+	}
+	if (out_open(&g.o, STDOUT_FILENO) < 0) {
+		cli_error("get", "out of memory", NULL);
+		g.status = EXIT_FAIL;
+	} else if (random) {
+		g.status = draw(&g, nrandom, seed);
+	} else if (optind == argc) {
+		from_stdin(&g);
+	} else {
+		for (int i = optind; i < argc && !g.stop; i++) {
+			if (strcmp(argv[i], "-") == 0)
+				from_stdin(&g);
+			else
+				one(&g, argv[i], strlen(argv[i]));
+		}
+	}
+	if (g.o.buf && out_close(&g.o) < 0) {
+		dx_err e = { .sys = g.o.error };
+		snprintf(e.what, sizeof e.what, "cannot write output");
+		cli_lib_error("get", &e);
+		g.status = EXIT_FAIL;
+	}
+	dx_fields_free(g.fields);
+	dx_corpus_close(g.c);
+	return g.status;
+}

@@ -1,0 +1,281 @@
+/* index.c: docdex index, building an index, or showing or verifying one. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "out.h"
+
+static const char usage[] =
+	"usage: docdex index [options] FILE...\n"
+	"       docdex index --stats CORPUS_OR_INDEX\n"
+	"       docdex index --verify CORPUS_OR_INDEX\n"
+	"\n"
+	"Scan corpus files (TSV, JSONL or TREC) and write an index of their records,\n"
+	"FILE.ddx beside a single file, or the path given with -o.\n"
+	"\n"
+	"  -o, --output PATH        where to write the index (needed for several files)\n"
+	"      --format FORMAT      auto, tsv, jsonl or trec (default: auto, from the content)\n"
+	"      --id-column N        TSV: the column holding the id, from 1 (default: 1)\n"
+	"      --id-field NAME      JSONL: the key holding the id (default: the first of\n"
+	"                           docid, _id, id, pid, doc_id in the first record)\n"
+	"      --columns NAMES      TSV: comma-separated column names for get --field\n"
+	"                           (default: id,text / id,title,text / id,url,title,body\n"
+	"                           for 2, 3 or 4 columns)\n"
+	"      --duplicates POLICY  error, first or last: what to do with an id found on\n"
+	"                           two records (default: error)\n"
+	"      --skip-bad           skip records without an id instead of failing\n"
+	"      --stats              print what an index holds, as TAB-separated lines\n"
+	"      --verify             check every section's checksum, then re-read the\n"
+	"                           corpus and check every record against the index\n"
+	"  -q, --quiet              no progress bar\n"
+	"  -h, --help               show this help\n";
+
+enum { OPT_FORMAT = 256, OPT_ID_COLUMN, OPT_ID_FIELD, OPT_COLUMNS, OPT_DUPLICATES, OPT_SKIP_BAD,
+       OPT_STATS, OPT_VERIFY };
+
+static const struct option options[] = {
+	{ "output", required_argument, NULL, 'o' },
+	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "id-column", required_argument, NULL, OPT_ID_COLUMN },
+	{ "id-field", required_argument, NULL, OPT_ID_FIELD },
+	{ "columns", required_argument, NULL, OPT_COLUMNS },
+	{ "duplicates", required_argument, NULL, OPT_DUPLICATES },
+	{ "skip-bad", no_argument, NULL, OPT_SKIP_BAD },
+	{ "stats", no_argument, NULL, OPT_STATS },
+	{ "verify", no_argument, NULL, OPT_VERIFY },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+typedef struct index_args {
+	const char *output;
+	dx_build_opts build;
+	int stats, verify, quiet;
+} index_args;
+
+/* Whether a source file is still the one indexed. */
+static const char *source_state(dx_index *ix, uint32_t i)
+{
+	dx_err err = { 0 };
+	int rc = dx_index_check_source(ix, i, &err);
+	return rc == 0 ? "ok" : rc == DX_ESTALE ? "changed" : "missing";
+}
+
+/* --stats: one "key<TAB>value..." line each, keys as in docdex-index(1). */
+static int show_stats(const char *arg)
+{
+	char path[4096];
+	dx_err err = { 0 };
+	if (dx_index_path_for(arg, path, sizeof path, &err) < 0) {
+		cli_lib_error("index", &err);
+		return EXIT_FAIL;
+	}
+	dx_index *ix = dx_index_open(path, &err);
+	if (!ix) {
+		cli_lib_error("index", &err);
+		return EXIT_FAIL;
+	}
+	dx_index_info in;
+	dx_index_get_info(ix, &in);
+	out o;
+	if (out_open(&o, STDOUT_FILENO) < 0) {
+		dx_index_close(ix);
+		cli_error("index", "out of memory", NULL);
+		return EXIT_FAIL;
+	}
+	char line[8192];
+	int n = snprintf(line, sizeof line,
+	                 "index\t%s\nversion\t%u\nbytes\t%llu\nrecords\t%llu\nformat\t%s\nid-kind\t%s\n",
+	                 path, in.version, (unsigned long long)in.file_size,
+	                 (unsigned long long)in.records, dx_format_name(in.format),
+	                 dx_id_kind_name(in.id_kind));
+	out_write(&o, line, (size_t)n);
+	if (in.id_kind == DX_ID_SEQUENTIAL) {
+		n = snprintf(line, sizeof line, "id-base\t%llu\n", (unsigned long long)in.id_base);
+		out_write(&o, line, (size_t)n);
+	}
+	n = snprintf(line, sizeof line, "bytes-per-record\t%.2f\n",
+	             in.records ? (double)in.file_size / (double)in.records : 0.0);
+	out_write(&o, line, (size_t)n);
+	for (uint32_t i = 0; i < in.sources; i++) {
+		dx_source_info si;
+		if (dx_index_get_source(ix, i, &si) < 0)
+			continue;
+		n = snprintf(line, sizeof line, "source\t%s\t%llu\t%llu\t%llu\t%s\n", si.path,
+		             (unsigned long long)si.size, (unsigned long long)si.first_record,
+		             (unsigned long long)si.records, source_state(ix, i));
+		out_write(&o, line, (size_t)n);
+	}
+	for (uint32_t i = 0; i < dx_index_sections(ix); i++) {
+		dx_section_info s;
+		if (dx_index_get_section(ix, i, &s) < 0)
+			continue;
+		n = snprintf(line, sizeof line, "section\t%s\t%llu\t%llu\n", s.name,
+		             (unsigned long long)s.offset, (unsigned long long)s.size);
+		out_write(&o, line, (size_t)n);
+	}
+	/* The build parameters, one "param<TAB>key=value" each. */
+	for (const char *p = in.params, *end = in.params + in.params_len; p < end;) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		out_write(&o, "param\t", 6);
+		out_write(&o, p, len);
+		out_char(&o, '\n');
+		p += len + 1;
+	}
+	dx_index_close(ix);
+	if (out_close(&o) < 0) {
+		dx_err e = { .sys = o.error };
+		snprintf(e.what, sizeof e.what, "cannot write output");
+		cli_lib_error("index", &e);
+		return EXIT_FAIL;
+	}
+	return EXIT_OK;
+}
+
+static int verify(const char *arg, int quiet)
+{
+	dx_err err = { 0 };
+	dx_corpus *c = dx_corpus_open(arg, &err);
+	if (!c) {
+		cli_lib_error("index", &err);
+		return EXIT_FAIL;
+	}
+	progress p;
+	progress_init(&p, "verifying", quiet);
+	dx_verify_report rep = { 0 };
+	int rc = dx_corpus_verify(c, progress_update, &p, &rep, &err);
+	progress_done(&p, NULL);
+	dx_corpus_close(c);
+	if (rc < 0) {
+		cli_lib_error("index", &err);
+		return rc == DX_ECANCELED ? EXIT_INTERRUPTED : EXIT_FAIL;
+	}
+	printf("ok\t%llu records\t%llu bytes\n", (unsigned long long)rep.records,
+	       (unsigned long long)rep.bytes);
+	return fflush(stdout) == 0 ? EXIT_OK : EXIT_FAIL;
+}
+
+static int build(const index_args *a, int nfiles, char **files)
+{
+	char out_path[4096];
+	if (a->output)
+		snprintf(out_path, sizeof out_path, "%s", a->output);
+	else if ((size_t)snprintf(out_path, sizeof out_path, "%s.ddx", files[0]) >= sizeof out_path)
+		return cli_usage_error("index", "path too long", files[0]);
+	progress p;
+	progress_init(&p, "indexing", a->quiet);
+	dx_build_opts opts = a->build;
+	opts.progress = progress_update;
+	opts.progress_ctx = &p;
+	dx_build_report rep;
+	dx_err err = { 0 };
+	cli_catch_signals();
+	int rc = dx_index_build((const char *const *)files, (size_t)nfiles, out_path, &opts, &rep, &err);
+	if (rc < 0) {
+		progress_done(&p, NULL);
+		cli_lib_error("index", &err);
+		return rc == DX_ECANCELED ? EXIT_INTERRUPTED : EXIT_FAIL;
+	}
+	char summary[4400], sz[32], isz[32];
+	snprintf(summary, sizeof summary, "indexed %llu records (%s) into %s (%s)",
+	         (unsigned long long)rep.records, cli_bytes(rep.bytes, sz, sizeof sz), out_path,
+	         cli_bytes(rep.index_size, isz, sizeof isz));
+	progress_done(&p, summary);
+	/* What was left out is worth a line even without a terminal. */
+	if (rep.skipped) {
+		char what[128];
+		snprintf(what, sizeof what, "skipped %llu records without an id, the first at",
+		         (unsigned long long)rep.skipped);
+		cli_error("index", what, rep.first_skipped);
+	}
+	if (rep.duplicates) {
+		char what[128];
+		snprintf(what, sizeof what, "%llu records had an id already taken, kept the %s",
+		         (unsigned long long)rep.duplicates,
+		         a->build.duplicates == DX_DUP_FIRST ? "first" : "last");
+		cli_error("index", what, NULL);
+	}
+	return EXIT_OK;
+}
+
+int cmd_index(int argc, char **argv)
+{
+	index_args a = { 0 };
+	uint64_t v;
+	int c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, ":o:qh", options, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			a.output = optarg;
+			break;
+		case OPT_FORMAT:
+			if ((a.build.format = dx_format_parse(optarg)) < 0)
+				return cli_usage_error("index", "bad --format, give auto, tsv, jsonl or trec", optarg);
+			break;
+		case OPT_ID_COLUMN:
+			if (cli_parse_u64(optarg, &v) < 0 || v == 0 || v > 1000000)
+				return cli_usage_error("index", "bad --id-column, give a column number from 1", optarg);
+			a.build.id_column = (unsigned)v;
+			break;
+		case OPT_ID_FIELD:
+			if (!*optarg)
+				return cli_usage_error("index", "empty --id-field", NULL);
+			a.build.id_field = optarg;
+			break;
+		case OPT_COLUMNS:
+			a.build.columns = optarg;
+			break;
+		case OPT_DUPLICATES:
+			if (strcmp(optarg, "error") == 0)
+				a.build.duplicates = DX_DUP_ERROR;
+			else if (strcmp(optarg, "first") == 0)
+				a.build.duplicates = DX_DUP_FIRST;
+			else if (strcmp(optarg, "last") == 0)
+				a.build.duplicates = DX_DUP_LAST;
+			else
+				return cli_usage_error("index", "bad --duplicates, give error, first or last", optarg);
+			break;
+		case OPT_SKIP_BAD:
+			a.build.skip_bad = 1;
+			break;
+		case OPT_STATS:
+			a.stats = 1;
+			break;
+		case OPT_VERIFY:
+			a.verify = 1;
+			break;
+		case 'q':
+			a.quiet = 1;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return EXIT_OK;
+		default:
+			return cli_bad_option("index", argv, c);
+		}
+	}
+	int nfiles = argc - optind;
+	char **files = argv + optind;
+	if (nfiles == 0)
+		return cli_usage_error("index", "no corpus file given", NULL);
+	if (a.stats || a.verify) {
+		if (nfiles != 1)
+			return cli_usage_error("index", "--stats and --verify take one corpus or index", NULL);
+		int rc = a.stats ? show_stats(files[0]) : EXIT_OK;
+		if (rc == EXIT_OK && a.verify)
+			rc = verify(files[0], a.quiet);
+		return rc;
+	}
+	if (nfiles > 1 && !a.output)
+		return cli_usage_error("index", "several files need -o PATH for the index", NULL);
+	for (int i = 0; i < nfiles; i++)
+		if (strcmp(files[i], "-") == 0)
+			return cli_usage_error("index", "cannot index stdin, give a file", "-");
+	return build(&a, nfiles, files);
+}

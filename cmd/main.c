@@ -1,0 +1,155 @@
+/*
+ * main.c: the docdex command.  A table of subcommands drives dispatch,
+ * "docdex help CMD" and the hint for a mistyped name.  The signal flag
+ * below is the program's only global state.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "version.h"
+
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
+void cli_catch_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+int cli_interrupted(void)
+{
+	return interrupted;
+}
+
+static int not_yet(int argc, char **argv)
+{
+	(void)argc;
+	cli_error(argv[0], "not yet implemented", NULL);
+	return EXIT_FAIL;
+}
+
+static const struct subcommand {
+	const char *name;
+	cmd_fn fn;
+	const char *summary;
+} commands[] = {
+	{ "index", cmd_index, "build an index over corpus files (or show or verify one)" },
+	{ "get", cmd_get, "print documents by id, by position or at random" },
+	{ "sample", not_yet, "training triples from queries, qrels and runs (not yet implemented)" },
+	{ "bench", not_yet, "throughput and memory of the loading strategies (not yet implemented)" },
+	{ "pin-test", not_yet, "memory pinning, workers and RAMDISK placement (not yet implemented)" },
+};
+
+#define NCOMMANDS (sizeof commands / sizeof *commands)
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: docdex [--version] [--help] COMMAND [ARGS]\n\n"
+	           "Index IR corpora (MS MARCO, BEIR, TREC; plain files) and serve\n"
+	           "documents out of them.\n\ncommands:\n");
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].summary);
+	fprintf(f, "\n'docdex help COMMAND' or 'docdex COMMAND --help' shows a command's options.\n");
+}
+
+static const struct subcommand *find(const char *name)
+{
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		if (strcmp(commands[i].name, name) == 0)
+			return &commands[i];
+	return NULL;
+}
+
+/* Edit distance, for "did you mean". Names are short. */
+static size_t distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), row[64];
+	if (la >= 63 || lb >= 63)
+		return 99;
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		size_t diag = row[0];
+		row[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t up = row[j];
+			size_t best = diag + (a[i - 1] != b[j - 1]);
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			row[j] = best;
+			diag = up;
+		}
+	}
+	return row[lb];
+}
+
+static int unknown(const char *name)
+{
+	const char *best = NULL;
+	size_t bd = 3;
+	for (size_t i = 0; i < NCOMMANDS; i++) {
+		size_t d = distance(name, commands[i].name);
+		if (d < bd || (strlen(name) >= 2 && strncmp(commands[i].name, name, strlen(name)) == 0 && d < 99)) {
+			bd = d < bd ? d : bd;
+			best = commands[i].name;
+		}
+	}
+	if (best)
+		fprintf(stderr, "docdex: '%s' is not a docdex command, did you mean '%s'? (see docdex --help)\n",
+		        name, best);
+	else
+		fprintf(stderr, "docdex: '%s' is not a docdex command (see docdex --help)\n", name);
+	return EXIT_USAGE;
+}
+
+static int help(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stdout);
+		return EXIT_OK;
+	}
+	const struct subcommand *c = find(argv[1]);
+	if (!c)
+		return unknown(argv[1]);
+	char *args[] = { argv[1], "--help", NULL };
+	return c->fn(2, args);
+}
+
+int main(int argc, char **argv)
+{
+	/* A reader that goes away ends output with EPIPE, handled where written. */
+	signal(SIGPIPE, SIG_IGN);
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	const char *name = argv[1];
+	if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0)
+		return help(1, argv);
+	if (strcmp(name, "help") == 0)
+		return help(argc - 1, argv + 1);
+	if (strcmp(name, "--version") == 0 || strcmp(name, "version") == 0) {
+		print_version(stdout);
+		return EXIT_OK;
+	}
+	if (name[0] == '-') {
+		fprintf(stderr, "docdex: unknown option: '%s' (see docdex --help)\n", name);
+		return EXIT_USAGE;
+	}
+	const struct subcommand *c = find(name);
+	if (!c)
+		return unknown(name);
+	return c->fn(argc - 1, argv + 1);
+}

@@ -1,0 +1,28 @@
+/*
+ * atomic_file.h: writing a file so that it appears whole or not at all
+ * (internal).  The bytes go to an unnamed file (O_TMPFILE) in the target's
+ * directory, or where the filesystem lacks it to a hidden temporary name;
+ * commit flushes them to disk and renames them over the target in one step,
+ * so a reader of the old file keeps a consistent view and a process killed
+ * at any moment leaves the old file as it was.
+ */
+#ifndef DX_ATOMIC_FILE_H
+#define DX_ATOMIC_FILE_H
+
+#include <stddef.h>
+
+#include "docdex.h"
+
+typedef struct dx_atomic {
+	int fd;
+	char *path;     /* the target */
+	char *tmp;      /* the temporary name, once the file has one */
+} dx_atomic;
+
+int dx__atomic_open(dx_atomic *a, const char *path, dx_err *err);
+int dx__atomic_write(dx_atomic *a, const void *p, size_t n, dx_err *err);
+int dx__atomic_commit(dx_atomic *a, dx_err *err);
+/* Drops the file (after a failure); harmless after commit. */
+void dx__atomic_abort(dx_atomic *a);
+
+#endif

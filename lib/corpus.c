@@ -1,0 +1,293 @@
+/*
+ * corpus.c: a corpus opened through its index.  Source files are mapped
+ * read-only and shared, so any number of processes serving the same corpus
+ * hold one copy of it in the page cache; a record is a pointer into the
+ * mapping, never a copy.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "corpus.h"
+#include "err.h"
+#include "fileutil.h"
+#include "format.h"
+#include "index.h"
+#include "index_format.h"
+
+typedef struct csource {
+	char *path;           /* where it was found */
+	const char *map;
+	uint64_t size;
+} csource;
+
+struct dx_corpus {
+	dx_index *ix;
+	const dx_params *pm;
+	const dx_format_ops *ops;
+	csource *src;
+	uint32_t nsrc;
+	dx_buf scratch, join;
+};
+
+struct dx_fields {
+	size_t n;
+	dx_field item[];
+};
+
+int dx_index_path_for(const char *path, char *out, size_t outsz, dx_err *err)
+{
+	char magic[8];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return dx__fail_sys(err, path, "cannot open");
+	ssize_t n = read(fd, magic, sizeof magic);
+	close(fd);
+	int is_index = n == (ssize_t)sizeof magic && memcmp(magic, DDX_MAGIC, 8) == 0;
+	if ((size_t)snprintf(out, outsz, is_index ? "%s" : "%s.ddx", path) >= outsz)
+		return dx__fail(err, DX_ELIMIT, 0, path, "path too long");
+	return 0;
+}
+
+/*
+ * Opens source i: by its path relative to the index's directory, else by
+ * the absolute path it had at build time; then checks that it is the file
+ * indexed (size, mtime, sampled bytes).  Returns an open descriptor with
+ * *path (malloc'd) where it was found, or a negative code.
+ */
+static int open_checked(dx_index *ix, const char *dir, uint32_t i, char **path, dx_err *err)
+{
+	dx_source_info si;
+	if (dx_index_get_source(ix, i, &si) < 0)
+		return dx__fail(err, DX_EINVAL, 0, "", "no such source");
+	*path = dx__path_join(dir, si.path);
+	if (!*path)
+		return dx__fail_nomem(err);
+	int fd = open(*path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT) {
+		int fd2 = open(si.abs_path, O_RDONLY | O_CLOEXEC);
+		char *abs = fd2 >= 0 ? strdup(si.abs_path) : NULL;
+		if (abs) {
+			free(*path);
+			*path = abs;
+			fd = fd2;
+		} else if (fd2 >= 0) {
+			close(fd2);
+		}
+	}
+	if (fd < 0)
+		return dx__fail_sys(err, *path, "cannot open corpus file");
+	int rc = 0;
+	struct stat st;
+	uint64_t fp;
+	const char *why = NULL;
+	if (fstat(fd, &st) < 0)
+		rc = dx__fail_sys(err, *path, "cannot open corpus file");
+	else if ((uint64_t)st.st_size != si.size)
+		why = "its size";
+	else if (st.st_mtim.tv_sec != si.mtime_sec || (uint32_t)st.st_mtim.tv_nsec != si.mtime_nsec)
+		why = "its modification time";
+	else if ((rc = dx__fingerprint(fd, si.size, &fp, *path, err)) == 0 && fp != si.fingerprint)
+		why = "its contents";
+	if (why)
+		rc = dx__fail(err, DX_ESTALE, 0, *path,
+		              "corpus changed since it was indexed (%s), run docdex index again", why);
+	if (rc < 0) {
+		close(fd);
+		return rc;
+	}
+	return fd;
+}
+
+int dx_index_check_source(dx_index *ix, uint32_t i, dx_err *err)
+{
+	char *dir = dx__dirname(dx__index_path(ix)), *path = NULL;
+	if (!dir)
+		return dx__fail_nomem(err);
+	int fd = open_checked(ix, dir, i, &path, err);
+	free(dir);
+	free(path);
+	if (fd < 0)
+		return fd;
+	close(fd);
+	return 0;
+}
+
+static int open_source(dx_corpus *c, const char *dir, uint32_t i, dx_err *err)
+{
+	csource *s = &c->src[i];
+	int fd = open_checked(c->ix, dir, i, &s->path, err);
+	if (fd < 0)
+		return fd;
+	/* open_checked found the file of the size indexed. */
+	dx_source_info si;
+	int rc = dx_index_get_source(c->ix, i, &si);
+	if ((s->size = si.size)) {
+		void *m = mmap(NULL, s->size, PROT_READ, MAP_SHARED, fd, 0);
+		if (m == MAP_FAILED)
+			rc = dx__fail_sys(err, s->path, "cannot map corpus file");
+		else
+			s->map = m;
+	}
+	close(fd);
+	return rc;
+}
+
+dx_corpus *dx_corpus_open(const char *corpus_or_index, dx_err *err)
+{
+	char path[4096];
+	char *dir = NULL;
+	dx_corpus *c = calloc(1, sizeof *c);
+	if (!c) {
+		dx__fail_nomem(err);
+		return NULL;
+	}
+	if (dx_index_path_for(corpus_or_index, path, sizeof path, err) < 0)
+		goto fail;
+	if (access(path, F_OK) < 0 && errno == ENOENT) {
+		dx__fail(err, DX_EINVAL, 0, path, "no index, build it with docdex index");
+		goto fail;
+	}
+	if (!(c->ix = dx_index_open(path, err)))
+		goto fail;
+	c->pm = dx__index_params(c->ix);
+	c->ops = dx__format_ops(c->pm->format);
+	dx_index_info info;
+	dx_index_get_info(c->ix, &info);
+	c->nsrc = info.sources;
+	c->src = calloc(c->nsrc, sizeof *c->src);
+	dir = dx__dirname(path);
+	if (!c->src || !dir) {
+		dx__fail_nomem(err);
+		goto fail;
+	}
+	for (uint32_t i = 0; i < c->nsrc; i++)
+		if (open_source(c, dir, i, err) < 0)
+			goto fail;
+	free(dir);
+	return c;
+fail:
+	free(dir);
+	dx_corpus_close(c);
+	return NULL;
+}
+
+void dx_corpus_close(dx_corpus *c)
+{
+	if (!c)
+		return;
+	for (uint32_t i = 0; c->src && i < c->nsrc; i++) {
+		if (c->src[i].map)
+			munmap((void *)c->src[i].map, c->src[i].size);
+		free(c->src[i].path);
+	}
+	free(c->src);
+	dx_index_close(c->ix);
+	dx__buf_free(&c->scratch);
+	dx__buf_free(&c->join);
+	free(c);
+}
+
+dx_index *dx_corpus_index(dx_corpus *c)
+{
+	return c->ix;
+}
+
+uint64_t dx_corpus_count(const dx_corpus *c)
+{
+	return dx__index_count(c->ix);
+}
+
+const char *dx__corpus_source_path(const dx_corpus *c, uint32_t i)
+{
+	return i < c->nsrc ? c->src[i].path : NULL;
+}
+
+int dx_corpus_find(dx_corpus *c, const char *id, size_t len, uint64_t *pos, dx_err *err)
+{
+	return dx__index_find(c->ix, id, len, pos, err);
+}
+
+int dx_corpus_id(dx_corpus *c, uint64_t pos, const char **id, size_t *len, dx_err *err)
+{
+	return dx__index_id(c->ix, pos, id, len, err);
+}
+
+int dx_corpus_record(dx_corpus *c, uint64_t pos, dx_record *rec, dx_err *err)
+{
+	uint32_t file;
+	uint64_t off, len;
+	int rc = dx__index_record(c->ix, pos, &file, &off, &len, err);
+	if (rc < 0)
+		return rc;
+	rec->pos = pos;
+	rec->data = c->src[file].map ? c->src[file].map + off : "";
+	rec->len = (size_t)len;
+	return 0;
+}
+
+dx_fields *dx_fields_parse(dx_corpus *c, const char *spec, dx_err *err)
+{
+	size_t n = 1;
+	for (const char *p = spec; *p; p++)
+		n += *p == ',';
+	dx_fields *f = calloc(1, sizeof *f + n * sizeof f->item[0]);
+	if (!f) {
+		dx__fail_nomem(err);
+		return NULL;
+	}
+	f->n = n;
+	const char *p = spec;
+	for (size_t i = 0; i < n; i++) {
+		const char *e = strchr(p, ',');
+		size_t len = e ? (size_t)(e - p) : strlen(p);
+		const char *why = "empty field name";
+		if (len == 0 || c->ops->field_parse(c->pm, p, len, &f->item[i], &why) < 0) {
+			dx__fail_n(err, DX_EINVAL, p, len, "bad field for a %s corpus, %s", c->ops->name, why);
+			free(f);
+			return NULL;
+		}
+		p = e ? e + 1 : p + len;
+	}
+	return f;
+}
+
+void dx_fields_free(dx_fields *f)
+{
+	free(f);
+}
+
+int dx_corpus_fields(dx_corpus *c, const dx_fields *f, const dx_record *rec, const char **out,
+                     size_t *outlen, dx_err *err)
+{
+	c->join.len = 0;
+	for (size_t i = 0; i < f->n; i++) {
+		const char *s;
+		size_t n;
+		c->scratch.len = 0;
+		int rc = c->ops->field(c->pm, &f->item[i], rec->data, rec->len, &c->scratch, &s, &n);
+		if (rc < 0) {
+			const char *id;
+			size_t idl;
+			if (dx_corpus_id(c, rec->pos, &id, &idl, err) < 0)
+				return err->code;
+			return dx__fail_n(err, rc, id, idl, "malformed record");
+		}
+		if (f->n == 1) {
+			*out = s;
+			*outlen = n;
+			return 0;
+		}
+		if ((i && dx__buf_addc(&c->join, ' ') < 0) || dx__buf_add(&c->join, s, n) < 0)
+			return dx__fail_nomem(err);
+	}
+	*out = c->join.p;
+	*outlen = c->join.len;
+	return 0;
+}

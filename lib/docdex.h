@@ -1,0 +1,304 @@
+/*
+ * docdex.h: the public interface of libdocdex.
+ *
+ * libdocdex builds lookup tables (".ddx" index files) over corpus files and
+ * serves records out of them.  It never prints and never exits: a function
+ * that can fail returns 0 (or a count) on success and a negative DX_E* code
+ * on failure, or NULL, and fills the caller's dx_err with what went wrong
+ * and what it concerns.  Handles are opaque and every close function
+ * accepts NULL.
+ */
+#ifndef DOCDEX_H
+#define DOCDEX_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define DX_VERSION "0.1.0"
+
+#if defined(__GNUC__)
+#define DX_MUST_CHECK __attribute__((warn_unused_result))
+#else
+#define DX_MUST_CHECK
+#endif
+
+/* ---- errors ------------------------------------------------------------ */
+
+enum {
+	DX_OK = 0,
+	DX_ESYS = -1,      /* a system call failed; dx_err.sys holds errno */
+	DX_ENOMEM = -2,    /* out of memory */
+	DX_EINVAL = -3,    /* a bad argument or option value */
+	DX_EFORMAT = -4,   /* malformed corpus or input data */
+	DX_ECORRUPT = -5,  /* a damaged index file */
+	DX_ESTALE = -6,    /* the corpus changed since it was indexed */
+	DX_EDUPID = -7,    /* the same id on two records */
+	DX_ENOID = -8,     /* a record without an id */
+	DX_ECANCELED = -9, /* the progress callback asked to stop */
+	DX_ELIMIT = -10,   /* beyond what the index format can hold */
+	DX_EVERSION = -11, /* an index written by another format version */
+	DX_EMISMATCH = -12 /* --verify found a record that differs */
+};
+
+typedef struct dx_err {
+	int code;           /* one of DX_E*, 0 when nothing failed */
+	int sys;            /* errno of the failed system call, or 0 */
+	char what[256];     /* what went wrong: lower case, no full stop */
+	char subject[1024]; /* the file, place or id it concerns, or "" */
+} dx_err;
+
+/* A short description of a DX_E* code. */
+const char *dx_strerror(int code);
+
+/* The library's version string, DX_VERSION at build time. */
+const char *dx_version(void);
+
+/* ---- corpus formats and build options ---------------------------------- */
+
+enum { DX_FMT_AUTO = 0, DX_FMT_TSV = 1, DX_FMT_JSONL = 2, DX_FMT_TREC = 3 };
+
+/* The format's name ("tsv", "jsonl", "trec"), or "auto". */
+const char *dx_format_name(int format);
+/* DX_FMT_* for a name, or -1. */
+int dx_format_parse(const char *name);
+
+enum { DX_DUP_ERROR = 0, DX_DUP_FIRST = 1, DX_DUP_LAST = 2 };
+
+/* How records are found by id: integer ids that count up by one from the
+ * first record's (MS MARCO passages) need no table; any others are hashed. */
+enum { DX_ID_SEQUENTIAL = 1, DX_ID_HASH = 2 };
+const char *dx_id_kind_name(int kind);
+
+/* Called now and then with the uncompressed bytes scanned so far and the
+ * total; a non-zero return cancels the work with DX_ECANCELED. */
+typedef int (*dx_progress_fn)(void *ctx, uint64_t done, uint64_t total);
+
+typedef struct dx_build_opts {
+	int format;            /* DX_FMT_*, DX_FMT_AUTO detects it from the content */
+	unsigned id_column;    /* TSV: 1-based column of the id, 0 means 1 */
+	const char *id_field;  /* JSONL: key of the id, NULL picks the first of
+	                          docid, _id, id, pid, doc_id in the first record */
+	const char *columns;   /* TSV: comma-separated column names, NULL guesses
+	                          them from the number of columns */
+	int duplicates;        /* DX_DUP_* */
+	int skip_bad;          /* skip and count records without an id */
+	dx_progress_fn progress;
+	void *progress_ctx;
+} dx_build_opts;
+
+typedef struct dx_build_report {
+	uint64_t records;      /* records in the index */
+	uint64_t bytes;        /* corpus bytes scanned */
+	uint64_t skipped;      /* records without an id, skipped (skip_bad) */
+	uint64_t duplicates;   /* records whose id was already taken */
+	int id_kind;           /* DX_ID_* chosen */
+	uint64_t index_size;   /* bytes of the index file written */
+	char first_skipped[512]; /* "FILE:LINE" of the first skipped record */
+} dx_build_report;
+
+/*
+ * Scans the corpus files and writes an index of them to out_path, through
+ * a temporary file that replaces out_path only once complete.  Source paths
+ * are stored relative to out_path's directory and as absolute paths.
+ * Returns 0, or a DX_E* code with err filled (nothing is written then).
+ */
+DX_MUST_CHECK int dx_index_build(const char *const *files, size_t nfiles,
+                                 const char *out_path, const dx_build_opts *opts,
+                                 dx_build_report *report, dx_err *err);
+
+/* ---- opening an index and its corpus ------------------------------------ */
+
+typedef struct dx_index dx_index;
+typedef struct dx_corpus dx_corpus;
+
+/*
+ * The index that serves a path: the path itself when it is an index file,
+ * else PATH.ddx.  Writes it into out (of size outsz).  Returns 0, or
+ * DX_ELIMIT when it does not fit, or DX_ESYS when the path cannot be read.
+ */
+DX_MUST_CHECK int dx_index_path_for(const char *path, char *out, size_t outsz, dx_err *err);
+
+/*
+ * Maps an index file read-only and checks its header, section table and
+ * small sections; large sections are checked chunk by chunk on first use.
+ * Returns NULL with err filled when the file is missing, damaged or of
+ * another version.
+ */
+DX_MUST_CHECK dx_index *dx_index_open(const char *index_path, dx_err *err);
+void dx_index_close(dx_index *ix);
+
+typedef struct dx_index_info {
+	uint32_t version;     /* format version */
+	uint64_t file_size;   /* bytes of the index file */
+	uint64_t records;
+	uint32_t sources;
+	int format;           /* DX_FMT_* */
+	int id_kind;          /* DX_ID_* */
+	uint64_t id_base;     /* sequential: id of record 0 */
+	const char *params;   /* build parameters, "key=value\n" lines */
+	size_t params_len;
+} dx_index_info;
+
+void dx_index_get_info(const dx_index *ix, dx_index_info *info);
+
+typedef struct dx_source_info {
+	const char *path;     /* as stored: relative to the index's directory */
+	const char *abs_path; /* absolute path at build time */
+	uint64_t size;
+	int64_t mtime_sec;
+	uint32_t mtime_nsec;
+	uint64_t fingerprint; /* hash of a sample of the file's bytes */
+	uint64_t first_record;
+	uint64_t records;
+} dx_source_info;
+
+/* Fills info for source i (0 <= i < sources). Returns 0 or DX_EINVAL. */
+int dx_index_get_source(const dx_index *ix, uint32_t i, dx_source_info *info);
+
+typedef struct dx_section_info {
+	const char *name;     /* "records", "id-hash", ... */
+	uint64_t offset, size;
+} dx_section_info;
+
+/* Whether source i is still the file indexed: 0; DX_ESTALE when it changed
+ * (size, mtime or sampled bytes); DX_ESYS when it cannot be opened.  Its
+ * path is looked up relative to the index, then as the absolute path. */
+DX_MUST_CHECK int dx_index_check_source(dx_index *ix, uint32_t i, dx_err *err);
+
+/* Number of sections, and the i-th of them. */
+uint32_t dx_index_sections(const dx_index *ix);
+int dx_index_get_section(const dx_index *ix, uint32_t i, dx_section_info *info);
+
+/* Recomputes the CRC32 of every section; DX_ECORRUPT names the first bad one. */
+DX_MUST_CHECK int dx_index_check(dx_index *ix, dx_err *err);
+
+/*
+ * Opens a corpus through its index: CORPUS (with CORPUS.ddx beside it) or
+ * the index itself.  Every source file is checked against its size, mtime
+ * and sampled-bytes fingerprint; a changed one gives DX_ESTALE.
+ */
+DX_MUST_CHECK dx_corpus *dx_corpus_open(const char *corpus_or_index, dx_err *err);
+void dx_corpus_close(dx_corpus *c);
+
+/* The index that the corpus was opened with (owned by the corpus). */
+dx_index *dx_corpus_index(dx_corpus *c);
+uint64_t dx_corpus_count(const dx_corpus *c);
+
+/*
+ * Finds the record with this id.  Returns 1 and sets *pos, 0 when no record
+ * has the id, or a negative code (DX_ECORRUPT) on a damaged index.
+ */
+DX_MUST_CHECK int dx_corpus_find(dx_corpus *c, const char *id, size_t len,
+                                 uint64_t *pos, dx_err *err);
+
+typedef struct dx_record {
+	uint64_t pos;         /* 0-based position in corpus order */
+	const char *data;     /* the raw record, valid until the corpus is closed */
+	size_t len;
+} dx_record;
+
+/* Reads record pos (0 <= pos < count). */
+DX_MUST_CHECK int dx_corpus_record(dx_corpus *c, uint64_t pos, dx_record *rec, dx_err *err);
+
+/* The id of record pos, valid until the next call on c.  A record whose id
+ * another record took (--duplicates first|last) still has its own id. */
+DX_MUST_CHECK int dx_corpus_id(dx_corpus *c, uint64_t pos, const char **id, size_t *len, dx_err *err);
+
+/*
+ * A field selection: one or more TSV column numbers or names, JSON keys or
+ * TREC elements, separated by commas.  Parsed once, used for every record.
+ */
+typedef struct dx_fields dx_fields;
+DX_MUST_CHECK dx_fields *dx_fields_parse(dx_corpus *c, const char *spec, dx_err *err);
+void dx_fields_free(dx_fields *f);
+
+/*
+ * The selected fields of a record, joined by single spaces, JSON strings
+ * decoded.  *out points into rec's bytes or into the corpus's scratch
+ * buffer, valid until the next call.  A field the record lacks is empty.
+ */
+DX_MUST_CHECK int dx_corpus_fields(dx_corpus *c, const dx_fields *f, const dx_record *rec,
+                                   const char **out, size_t *outlen, dx_err *err);
+
+/* ---- verification -------------------------------------------------------- */
+
+typedef struct dx_verify_report {
+	uint64_t records;    /* records checked */
+	uint64_t bytes;      /* corpus bytes re-read */
+} dx_verify_report;
+
+/*
+ * Checks every section's CRC32, re-reads every source file with the build
+ * parameters and compares each record (offset, length, id) with the index,
+ * and looks each id up.  Returns 0, DX_EMISMATCH naming the first record
+ * that differs, or another error.
+ */
+DX_MUST_CHECK int dx_corpus_verify(dx_corpus *c, dx_progress_fn progress, void *ctx,
+                                   dx_verify_report *report, dx_err *err);
+
+/* ---- random numbers and permutations ------------------------------------ */
+
+/* A small, fast generator (xoshiro256**) seeded through splitmix64: the same
+ * seed gives the same sequence on every machine. */
+typedef struct dx_rng { uint64_t s[4]; } dx_rng;
+void dx_rng_seed(dx_rng *r, uint64_t seed);
+uint64_t dx_rng_next(dx_rng *r);
+/* Uniform in [0, n), n > 0, without modulo bias. */
+uint64_t dx_rng_below(dx_rng *r, uint64_t n);
+
+/*
+ * A pseudo-random permutation of [0, n) that needs no memory: dx_perm_at
+ * maps each i < n to a distinct value < n.  Used to draw distinct records.
+ */
+typedef struct dx_perm { uint64_t n, mask; uint64_t keys[4]; } dx_perm;
+void dx_perm_init(dx_perm *p, uint64_t n, uint64_t seed);
+uint64_t dx_perm_at(const dx_perm *p, uint64_t i);
+
+/* ---- synthetic corpora ---------------------------------------------------- */
+
+enum { DX_SYN_PASSAGES = 1, DX_SYN_DOCUMENTS = 2 };
+enum { DX_SYN_TSV = 1, DX_SYN_JSONL_V2 = 2, DX_SYN_JSONL_BEIR = 3, DX_SYN_TREC = 4 };
+
+/* Where generated bytes go: write returns 0, or -1 with errno set to stop. */
+typedef struct dx_writer {
+	int (*write)(void *ctx, const void *buf, size_t len);
+	void *ctx;
+} dx_writer;
+
+typedef struct dx_synth_opts {
+	int kind;            /* DX_SYN_PASSAGES or DX_SYN_DOCUMENTS */
+	int layout;          /* DX_SYN_* */
+	uint64_t seed;
+	uint64_t count;      /* records to write; 0 means: as many as fill size */
+	uint64_t size;       /* approximate bytes when count is 0 */
+} dx_synth_opts;
+
+/*
+ * Writes a deterministic MS MARCO-shaped corpus: the same options give the
+ * same bytes on any machine.  Returns the number of records written, or a
+ * negative code.
+ */
+DX_MUST_CHECK int64_t dx_synth_corpus(const dx_synth_opts *o, const dx_writer *w, dx_err *err);
+
+/* The id of record n of a synthetic corpus of this kind and layout (the
+ * layout matters for MS MARCO v2 ids, which hold a byte offset: those need
+ * the corpus itself and give DX_EINVAL here). */
+DX_MUST_CHECK int dx_synth_id(const dx_synth_opts *o, uint64_t n, char *out, size_t outsz, dx_err *err);
+
+typedef struct dx_synth_topics_opts {
+	uint64_t seed;
+	uint64_t queries;    /* number of queries */
+	uint64_t records;    /* records in the corpus they go with */
+	unsigned positives;  /* judged relevant documents per query, at most */
+	unsigned depth;      /* run depth per query */
+} dx_synth_topics_opts;
+
+/* Queries (qid TAB text), TREC qrels (qid 0 docid 1) and a TREC run
+ * (qid Q0 docid rank score tag) over the ids of the corpus that the same
+ * corpus options generate; any writer may be NULL to skip that file.
+ * MS MARCO v2 layouts give DX_EINVAL (their ids hold byte offsets). */
+DX_MUST_CHECK int dx_synth_topics(const dx_synth_opts *corpus, const dx_synth_topics_opts *t,
+                                  const dx_writer *queries, const dx_writer *qrels,
+                                  const dx_writer *run, dx_err *err);
+
+#endif

@@ -1,0 +1,35 @@
+/* fileutil.h: paths, whole reads and writes, file fingerprints (internal). */
+#ifndef DX_FILEUTIL_H
+#define DX_FILEUTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "docdex.h"
+
+/* The directory part of a path ("." when it has none), malloc'd. */
+char *dx__dirname(const char *path);
+
+/* dir/rel, or rel itself when it is absolute; malloc'd. */
+char *dx__path_join(const char *dir, const char *rel);
+
+/* The path of absolute path `to` relative to absolute directory `from`
+ * ("../data/x.tsv"); malloc'd. */
+char *dx__relative_path(const char *from, const char *to);
+
+/* pread until n bytes are read: 0, or -1 with errno (EIO at a short file). */
+int dx__pread_full(int fd, void *buf, size_t n, uint64_t off);
+
+/* write until everything is written: 0, or -1 with errno. */
+int dx__write_full(int fd, const void *buf, size_t n);
+
+/*
+ * A hash of the file's size and of a sample of its bytes: all of them up
+ * to 1 MiB, else 64 blocks of 4 KiB spread evenly from the first byte to the
+ * last.  Cheap to recompute on every open, and it tells a replaced file from
+ * the indexed one even when size and mtime were kept.
+ */
+int dx__fingerprint(int fd, uint64_t size, uint64_t *out, const char *path, dx_err *err);
+
+#endif

@@ -1,0 +1,125 @@
+/* fmt_jsonl.c: one JSON object a line (MS MARCO v2, BEIR corpus.jsonl).
+ * The id is the value of one key, a string or a number. */
+#include <string.h>
+
+#include "docdex.h"
+#include "format.h"
+#include "json.h"
+
+/* Finds the member with this key: 1 found, 0 absent, -1 malformed JSON. */
+static int find_member(const char *rec, size_t len, const char *key, size_t klen, dx_json_member *m)
+{
+	const char *p = rec, *end = rec + len;
+	if (dx__json_open_object(&p, end) < 0)
+		return -1;
+	int r;
+	while ((r = dx__json_next_member(&p, end, m)) == 1)
+		if (dx__json_key_is(m, key, klen))
+			return 1;
+	return r;
+}
+
+/* A string value's bytes (decoded when it holds escapes), or any other
+ * value's text as it stands. */
+static int value_bytes(const dx_json_member *m, dx_buf *scratch, const char **out, size_t *outlen)
+{
+	if (*m->val != '"') {
+		*out = m->val;
+		*outlen = (size_t)(m->val_end - m->val);
+		return 0;
+	}
+	if (dx__json_plain_string(m->val, m->val_end)) {
+		*out = m->val + 1;
+		*outlen = (size_t)(m->val_end - m->val - 2);
+		return 0;
+	}
+	size_t at = scratch->len;
+	if (dx__json_decode(m->val, m->val_end, scratch) < 0)
+		return -1;
+	*out = scratch->p + at;
+	*outlen = scratch->len - at;
+	return 0;
+}
+
+static int jsonl_id(const dx_params *pm, const char *rec, size_t len, dx_buf *scratch,
+                    const char **id, size_t *idlen, const char **why)
+{
+	dx_json_member m;
+	int r = find_member(rec, len, pm->id_field, strlen(pm->id_field), &m);
+	if (r < 0) {
+		*why = "malformed JSON record";
+		return DX_EFORMAT;
+	}
+	if (r == 0) {
+		*why = "record without the id field";
+		return DX_ENOID;
+	}
+	char c = *m.val;
+	if (c != '"' && c != '-' && !(c >= '0' && c <= '9')) {
+		*why = "id that is not a string or a number";
+		return DX_EFORMAT;
+	}
+	if (value_bytes(&m, scratch, id, idlen) < 0) {
+		*why = "malformed JSON string as id";
+		return DX_EFORMAT;
+	}
+	if (*idlen == 0) {
+		*why = "record with an empty id";
+		return DX_ENOID;
+	}
+	return 0;
+}
+
+const char *dx__jsonl_default_id_field(const char *rec, size_t len)
+{
+	static const char *const keys[] = { "docid", "_id", "id", "pid", "doc_id" };
+	const char *p = rec, *end = rec + len;
+	dx_json_member m;
+	if (dx__json_open_object(&p, end) < 0)
+		return NULL;
+	/* The first of them in the record wins: MS MARCO v2 passages carry both
+	 * their own "pid" and their document's "docid", pid first. */
+	while (dx__json_next_member(&p, end, &m) == 1)
+		for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
+			if (dx__json_key_is(&m, keys[i], strlen(keys[i])))
+				return keys[i];
+	return NULL;
+}
+
+static int jsonl_field_parse(const dx_params *pm, const char *name, size_t len, dx_field *f,
+                             const char **why)
+{
+	(void)pm;
+	memset(f, 0, sizeof *f);
+	if (len == 0 || len >= sizeof f->name) {
+		*why = "field names are 1 to 127 bytes";
+		return DX_EINVAL;
+	}
+	memcpy(f->name, name, len);
+	f->name_len = len;
+	return 0;
+}
+
+static int jsonl_field(const dx_params *pm, const dx_field *f, const char *rec, size_t len,
+                       dx_buf *scratch, const char **out, size_t *outlen)
+{
+	(void)pm;
+	dx_json_member m;
+	int r = find_member(rec, len, f->name, f->name_len, &m);
+	if (r < 0)
+		return DX_EFORMAT;
+	if (r == 0) {
+		*out = rec;
+		*outlen = 0;
+		return 0;
+	}
+	return value_bytes(&m, scratch, out, outlen) < 0 ? DX_EFORMAT : 0;
+}
+
+const dx_format_ops dx__fmt_jsonl = {
+	.name = "jsonl",
+	.next = dx__next_line,
+	.id = jsonl_id,
+	.field_parse = jsonl_field_parse,
+	.field = jsonl_field,
+};

@@ -1,0 +1,24 @@
+/* index.h: lookups in an open index, for corpus.c and verify.c (internal). */
+#ifndef DX_INDEX_H
+#define DX_INDEX_H
+
+#include <stdint.h>
+
+#include "docdex.h"
+#include "params.h"
+
+const char *dx__index_path(const dx_index *ix);
+const dx_params *dx__index_params(const dx_index *ix);
+uint64_t dx__index_count(const dx_index *ix);
+
+/* The file, offset and length of record pos, checked against the file's size. */
+int dx__index_record(dx_index *ix, uint64_t pos, uint32_t *file, uint64_t *off, uint64_t *len,
+                     dx_err *err);
+
+/* The id of record pos, valid until the next call on ix. */
+int dx__index_id(dx_index *ix, uint64_t pos, const char **id, size_t *len, dx_err *err);
+
+/* 1 with *pos when a record has this id, 0 when none has, or an error. */
+int dx__index_find(dx_index *ix, const char *id, size_t len, uint64_t *pos, dx_err *err);
+
+#endif

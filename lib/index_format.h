@@ -1,0 +1,91 @@
+/*
+ * index_format.h: the layout of a .ddx index file (internal), documented
+ * for users in man/docdex-index.5.  Integers are stored in the byte order
+ * of the machine that wrote the file, which the header records; sections
+ * start at multiples of 64 bytes so that they can be used in place through
+ * mmap.
+ */
+#ifndef DX_INDEX_FORMAT_H
+#define DX_INDEX_FORMAT_H
+
+#include <stdint.h>
+
+#define DDX_MAGIC "\x89" "DDX\r\n\x1a\n"  /* 8 bytes; CR/LF catch text-mode copies */
+#define DDX_VERSION 1
+#define DDX_BYTE_ORDER 0x01020304u
+#define DDX_ALIGN 64
+#define DDX_CHUNK_SHIFT 16                 /* 64 KiB chunks, each with a CRC32 */
+#define DDX_HASH_SEED 0x646f636465780001ULL
+
+/* A record: offset << 24 | length, length DDX_LEN_LONG when it is in the
+ * long-records section instead. */
+#define DDX_LEN_BITS 24
+#define DDX_LEN_LONG ((1u << DDX_LEN_BITS) - 1)
+#define DDX_MAX_OFFSET ((1ULL << (64 - DDX_LEN_BITS)) - 1)
+
+/* Every DDX_CKPT_EVERY-th id's offset in the id pool is kept. */
+#define DDX_CKPT_EVERY 16
+
+enum ddx_section_type {
+	DDX_SEC_PARAMS = 1,   /* build parameters, "key=value\n" text */
+	DDX_SEC_SOURCES = 2,  /* struct ddx_source[nsources], then their path strings */
+	DDX_SEC_RECORDS = 3,  /* uint64_t[nrecords], see DDX_LEN_BITS */
+	DDX_SEC_LONGREC = 4,  /* struct ddx_longrec[], sorted by record */
+	DDX_SEC_IDPOOL = 5,   /* hash ids: each id as a LEB128 length and its bytes, in record order */
+	DDX_SEC_IDCHECK = 6,  /* hash ids: uint64_t pool offset of records 0, 16, 32, ... */
+	DDX_SEC_IDHASH = 7,   /* hash ids: uint32_t slots, see struct ddx_header.record_bits */
+	DDX_SEC_CHUNKCRC = 8, /* uint32_t CRC32 of every 64 KiB chunk of every other section */
+	DDX_SEC_MAX = 8
+};
+
+struct ddx_header {
+	char magic[8];
+	uint32_t version;
+	uint32_t byte_order;    /* DDX_BYTE_ORDER as written */
+	uint32_t header_size;   /* this header and the section table */
+	uint32_t nsections;
+	uint64_t file_size;
+	uint64_t nrecords;
+	uint32_t nsources;
+	uint32_t format;        /* DX_FMT_* */
+	uint32_t id_kind;       /* DX_ID_* */
+	uint32_t record_bits;   /* hash slots hold (tag << record_bits) | (record + 1) */
+	uint64_t id_base;       /* sequential: id of record 0 */
+	uint64_t hash_seed;
+	uint32_t chunk_shift;
+	uint32_t header_crc;    /* CRC32 of header and section table, this field as 0 */
+};
+
+struct ddx_section {
+	uint32_t type;
+	uint32_t chunk_first;   /* index of its first chunk CRC in DDX_SEC_CHUNKCRC */
+	uint64_t offset;
+	uint64_t size;
+	uint32_t crc;           /* CRC32 of the whole section */
+	uint32_t reserved;
+};
+
+struct ddx_source {
+	uint64_t size;
+	int64_t mtime_sec;
+	uint32_t mtime_nsec;
+	uint32_t kind;          /* 1: plain file */
+	uint64_t fingerprint;
+	uint64_t first_record;
+	uint64_t nrecords;
+	uint32_t path_off, path_len;  /* relative to the index's directory */
+	uint32_t abs_off, abs_len;    /* absolute at build time */
+};
+
+struct ddx_longrec {
+	uint64_t record;
+	uint64_t length;
+};
+
+#define DDX_SOURCE_PLAIN 1
+
+_Static_assert(sizeof(struct ddx_header) == 80, "header layout");
+_Static_assert(sizeof(struct ddx_section) == 32, "section layout");
+_Static_assert(sizeof(struct ddx_source) == 64, "source layout");
+
+#endif
