@@ -31,6 +31,14 @@ void cli_lib_error(const char *cmd, const dx_err *err)
 		fprintf(stderr, "docdex %s: %s%s\n", cmd, err->what, sys);
 }
 
+void cli_output_error(const char *cmd, int sys)
+{
+	dx_err e = { .sys = sys };
+	snprintf(e.what, sizeof e.what, "cannot write output");
+	snprintf(e.subject, sizeof e.subject, "stdout");
+	cli_lib_error(cmd, &e);
+}
+
 int cli_usage_error(const char *cmd, const char *what, const char *subject)
 {
 	if (subject)

@@ -33,6 +33,9 @@ int cli_usage_error(const char *cmd, const char *what, const char *subject) __at
  * '?' (unknown option) or ':' (missing value). */
 int cli_bad_option(const char *cmd, char **argv, int c) __attribute__((cold));
 
+/* "docdex CMD: cannot write output: 'stdout': <strerror>". */
+void cli_output_error(const char *cmd, int sys) __attribute__((cold));
+
 /* Parses a non-negative decimal integer, all of s; 0 or -1. */
 int cli_parse_u64(const char *s, uint64_t *v);
 

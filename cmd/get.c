@@ -109,9 +109,11 @@ static void missing(getter *g, const char *what, const char *s, size_t n)
 static void one(getter *g, const char *s, size_t n)
 {
 	uint64_t pos;
+	if (n == 0)
+		return; /* an empty line asks for nothing, id or position */
 	if (g->by_position) {
 		char num[24];
-		if (n == 0 || n >= sizeof num) {
+		if (n >= sizeof num) {
 			fprintf(stderr, "docdex get: not a position: '%.*s'\n", (int)(n > 64 ? 64 : n), s);
 			g->status = EXIT_FAIL;
 			return;
@@ -129,8 +131,6 @@ static void one(getter *g, const char *s, size_t n)
 			emit(g, pos, NULL, 0);
 		return;
 	}
-	if (n == 0)
-		return;
 	int r = dx_corpus_find(g->c, s, n, &pos, &g->err);
 	if (r < 0)
 		fail(g);
@@ -145,7 +145,7 @@ static void from_stdin(getter *g)
 	lines l;
 	const char *s;
 	size_t n;
-	int r;
+	int r = 0;
 	if (lines_open(&l, STDIN_FILENO) < 0) {
 		cli_error("get", "out of memory", NULL);
 		g->status = EXIT_FAIL;
@@ -261,9 +261,7 @@ int cmd_get(int argc, char **argv)
 		}
 	}
 	if (g.o.buf && out_close(&g.o) < 0) {
-		dx_err e = { .sys = g.o.error };
-		snprintf(e.what, sizeof e.what, "cannot write output");
-		cli_lib_error("get", &e);
+		cli_output_error("get", g.o.error);
 		g.status = EXIT_FAIL;
 	}
 	dx_fields_free(g.fields);

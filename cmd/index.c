@@ -1,4 +1,5 @@
 /* index.c: docdex index, building an index, or showing or verifying one. */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,9 +22,9 @@ static const char usage[] =
 	"      --id-column N        TSV: the column holding the id, from 1 (default: 1)\n"
 	"      --id-field NAME      JSONL: the key holding the id (default: the first of\n"
 	"                           docid, _id, id, pid, doc_id in the first record)\n"
-	"      --columns NAMES      TSV: comma-separated column names for get --field\n"
-	"                           (default: id,text / id,title,text / id,url,title,body\n"
-	"                           for 2, 3 or 4 columns)\n"
+	"      --columns NAMES      TSV: comma-separated names of the columns, for fields\n"
+	"                           (default with the id in column 1: id,text,\n"
+	"                           id,title,text or id,url,title,body for 2, 3 or 4)\n"
 	"      --duplicates POLICY  error, first or last: what to do with an id found on\n"
 	"                           two records (default: error)\n"
 	"      --skip-bad           skip records without an id instead of failing\n"
@@ -62,7 +63,9 @@ static const char *source_state(dx_index *ix, uint32_t i)
 {
 	dx_err err = { 0 };
 	int rc = dx_index_check_source(ix, i, &err);
-	return rc == 0 ? "ok" : rc == DX_ESTALE ? "changed" : "missing";
+	if (rc == DX_ESYS)
+		return err.sys == ENOENT ? "missing" : "unreadable";
+	return rc == 0 ? "ok" : rc == DX_ESTALE ? "changed" : "unreadable";
 }
 
 /* --stats: one "key<TAB>value..." line each, keys as in docdex-index(1). */
@@ -129,9 +132,7 @@ static int show_stats(const char *arg)
 	}
 	dx_index_close(ix);
 	if (out_close(&o) < 0) {
-		dx_err e = { .sys = o.error };
-		snprintf(e.what, sizeof e.what, "cannot write output");
-		cli_lib_error("index", &e);
+		cli_output_error("index", o.error);
 		return EXIT_FAIL;
 	}
 	return EXIT_OK;
@@ -147,6 +148,7 @@ static int verify(const char *arg, int quiet)
 	}
 	progress p;
 	progress_init(&p, "verifying", quiet);
+	cli_catch_signals();
 	dx_verify_report rep = { 0 };
 	int rc = dx_corpus_verify(c, progress_update, &p, &rep, &err);
 	progress_done(&p, NULL);
@@ -157,7 +159,11 @@ static int verify(const char *arg, int quiet)
 	}
 	printf("ok\t%llu records\t%llu bytes\n", (unsigned long long)rep.records,
 	       (unsigned long long)rep.bytes);
-	return fflush(stdout) == 0 ? EXIT_OK : EXIT_FAIL;
+	if (fflush(stdout) != 0) {
+		cli_output_error("index", errno);
+		return EXIT_FAIL;
+	}
+	return EXIT_OK;
 }
 
 static int build(const index_args *a, int nfiles, char **files)

@@ -140,7 +140,7 @@ int main(int argc, char **argv)
 		return help(1, argv);
 	if (strcmp(name, "help") == 0)
 		return help(argc - 1, argv + 1);
-	if (strcmp(name, "--version") == 0 || strcmp(name, "version") == 0) {
+	if (strcmp(name, "--version") == 0) {
 		print_version(stdout);
 		return EXIT_OK;
 	}

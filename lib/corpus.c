@@ -49,7 +49,11 @@ int dx_index_path_for(const char *path, char *out, size_t outsz, dx_err *err)
 		return dx__fail_sys(err, path, "cannot open");
 	ssize_t n = read(fd, magic, sizeof magic);
 	close(fd);
-	int is_index = n == (ssize_t)sizeof magic && memcmp(magic, DDX_MAGIC, 8) == 0;
+	/* A file named .ddx is taken for an index even without the magic, so
+	 * that it is refused as one rather than looked for an index of. */
+	size_t len = strlen(path);
+	int is_index = (n == (ssize_t)sizeof magic && memcmp(magic, DDX_MAGIC, 8) == 0) ||
+	               (len > 4 && strcmp(path + len - 4, ".ddx") == 0);
 	if ((size_t)snprintf(out, outsz, is_index ? "%s" : "%s.ddx", path) >= outsz)
 		return dx__fail(err, DX_ELIMIT, 0, path, "path too long");
 	return 0;

@@ -131,7 +131,8 @@ int dx__fingerprint(int fd, uint64_t size, uint64_t *out, const char *path, dx_e
 			h = dx__hash64(buf, size, h);
 	} else {
 		for (uint64_t i = 0; i < BLOCKS && rc == 0; i++) {
-			uint64_t off = (size - BLOCK) / (BLOCKS - 1) * i;
+			/* From offset 0 to size - BLOCK exactly: the last block ends the file. */
+			uint64_t off = (uint64_t)((unsigned __int128)(size - BLOCK) * i / (BLOCKS - 1));
 			if (dx__pread_full(fd, buf, BLOCK, off) < 0)
 				rc = dx__fail_sys(err, path, "cannot read");
 			else

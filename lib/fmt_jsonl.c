@@ -41,25 +41,46 @@ static int value_bytes(const dx_json_member *m, dx_buf *scratch, const char **ou
 	return 0;
 }
 
+/* Whether only blanks follow the object's closing brace. */
+static int only_blanks(const char *p, const char *end)
+{
+	while (p < end && (*p == ' ' || *p == '\t' || *p == '\r'))
+		p++;
+	return p == end;
+}
+
 static int jsonl_id(const dx_params *pm, const char *rec, size_t len, dx_buf *scratch,
                     const char **id, size_t *idlen, const char **why)
 {
-	dx_json_member m;
-	int r = find_member(rec, len, pm->id_field, strlen(pm->id_field), &m);
-	if (r < 0) {
+	/* The whole record is walked, not just up to the id, so that a line cut
+	 * short (a partial download) is caught when it is indexed. */
+	const char *p = rec, *end = rec + len;
+	size_t klen = strlen(pm->id_field);
+	dx_json_member m, idm;
+	int r, found = 0;
+	if (dx__json_open_object(&p, end) < 0) {
 		*why = "malformed JSON record";
 		return DX_EFORMAT;
 	}
-	if (r == 0) {
+	while ((r = dx__json_next_member(&p, end, &m)) == 1)
+		if (!found && dx__json_key_is(&m, pm->id_field, klen)) {
+			idm = m;
+			found = 1;
+		}
+	if (r < 0 || !only_blanks(p, end)) {
+		*why = "malformed JSON record";
+		return DX_EFORMAT;
+	}
+	if (!found) {
 		*why = "record without the id field";
 		return DX_ENOID;
 	}
-	char c = *m.val;
+	char c = *idm.val;
 	if (c != '"' && c != '-' && !(c >= '0' && c <= '9')) {
 		*why = "id that is not a string or a number";
 		return DX_EFORMAT;
 	}
-	if (value_bytes(&m, scratch, id, idlen) < 0) {
+	if (value_bytes(&idm, scratch, id, idlen) < 0) {
 		*why = "malformed JSON string as id";
 		return DX_EFORMAT;
 	}

@@ -116,8 +116,11 @@ static int check_whole(dx_index *ix, int t, dx_err *err)
 static int check_header(dx_index *ix, dx_err *err)
 {
 	const struct ddx_header *h = (const void *)ix->map;
-	if (ix->size < sizeof *h || memcmp(h->magic, DDX_MAGIC, 8) != 0)
+	size_t m = ix->size < 8 ? ix->size : 8;
+	if (memcmp(h->magic, DDX_MAGIC, m) != 0)
 		return dx__fail(err, DX_ECORRUPT, 0, ix->path, "not a docdex index");
+	if (ix->size < sizeof *h)
+		return damaged(ix, err, "truncated");
 	if (h->byte_order != DDX_BYTE_ORDER)
 		return dx__fail(err, DX_EVERSION, 0, ix->path,
 		                "index written on a machine of another byte order, rebuild it here");
@@ -127,9 +130,10 @@ static int check_header(dx_index *ix, dx_err *err)
 		                h->version, DDX_VERSION);
 	if (h->file_size != ix->size)
 		return damaged(ix, err, h->file_size > ix->size ? "truncated" : "longer than written");
-	if (h->nsections == 0 || h->nsections > DDX_SEC_MAX ||
-	    h->header_size != sizeof *h + h->nsections * sizeof(struct ddx_section) ||
-	    h->header_size > ix->size)
+	/* The checksum first, over as much as the header claims (within the
+	 * file), so that a damaged header says so. */
+	if (h->header_size < sizeof *h || h->header_size > ix->size ||
+	    h->header_size > sizeof *h + DDX_SEC_MAX * sizeof(struct ddx_section))
 		return damaged(ix, err, "bad section table");
 	struct ddx_header copy = *h;
 	copy.header_crc = 0;
@@ -137,6 +141,9 @@ static int check_header(dx_index *ix, dx_err *err)
 	crc = (uint32_t)crc32(crc, ix->map + sizeof *h, (uInt)(h->header_size - sizeof *h));
 	if (crc != h->header_crc)
 		return damaged(ix, err, "checksum mismatch in header");
+	if (h->nsections == 0 || h->nsections > DDX_SEC_MAX ||
+	    h->header_size != sizeof *h + h->nsections * sizeof(struct ddx_section))
+		return damaged(ix, err, "bad section table");
 	if (h->chunk_shift != DDX_CHUNK_SHIFT || h->format < DX_FMT_TSV || h->format > DX_FMT_TREC ||
 	    (h->id_kind != DX_ID_SEQUENTIAL && h->id_kind != DX_ID_HASH) || h->nrecords >= UINT32_MAX ||
 	    h->record_bits != dx__record_bits(h->nrecords) || h->nsources == 0)
@@ -260,9 +267,8 @@ dx_index *dx_index_open(const char *path, dx_err *err)
 		goto fail;
 	}
 	ix->size = (size_t)st.st_size;
-	if (ix->size < sizeof(struct ddx_header)) {
-		dx__fail(err, DX_ECORRUPT, 0, path,
-		         ix->size ? "index damaged (truncated), rebuild it with docdex index" : "empty index file");
+	if (ix->size == 0) {
+		dx__fail(err, DX_ECORRUPT, 0, path, "empty index file");
 		goto fail;
 	}
 	ix->map = mmap(NULL, ix->size, PROT_READ, MAP_SHARED, fd, 0);
@@ -303,8 +309,41 @@ void dx_index_close(dx_index *ix)
 	free(ix);
 }
 
+/* The padding between sections holds zeros, so that no byte of the file
+ * goes unchecked. */
+static int check_padding(dx_index *ix, dx_err *err)
+{
+	/* Section extents in file order (a handful: insertion sort). */
+	uint64_t off[DDX_SEC_MAX], end[DDX_SEC_MAX];
+	int n = 0;
+	for (int t = 1; t <= DDX_SEC_MAX; t++) {
+		if (!ix->s[t].present)
+			continue;
+		uint64_t o = (uint64_t)(ix->s[t].p - ix->map), e = o + ix->s[t].size;
+		int i = n++;
+		for (; i > 0 && off[i - 1] > o; i--) {
+			off[i] = off[i - 1];
+			end[i] = end[i - 1];
+		}
+		off[i] = o;
+		end[i] = e;
+	}
+	uint64_t at = ix->h->header_size;
+	for (int i = 0; i <= n; i++) {
+		uint64_t next = i < n ? off[i] : ix->size;
+		for (; at < next; at++)
+			if (ix->map[at])
+				return damaged(ix, err, "non-zero bytes between sections");
+		if (i < n && end[i] > at)
+			at = end[i];
+	}
+	return 0;
+}
+
 int dx_index_check(dx_index *ix, dx_err *err)
 {
+	if (check_padding(ix, err) < 0)
+		return err->code;
 	for (int t = 1; t <= DDX_SEC_MAX; t++)
 		if (ix->s[t].present && check_whole(ix, t, err) < 0)
 			return err->code;

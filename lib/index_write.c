@@ -446,6 +446,11 @@ int dx_index_build(const char *const *files, size_t nfiles, const char *out_path
 		if ((rc = dx__scan_file(&scan, files[i], (uint32_t)i, err)) < 0)
 			goto out;
 	}
+	if (b.pm.format == DX_FMT_AUTO) {
+		rc = dx__fail(err, DX_EFORMAT, 0, files[0],
+		              "empty corpus, nothing to tell its format from, give --format");
+		goto out;
+	}
 	b.rep->records = b.n;
 	b.rep->bytes = scan.done;
 	rc = finish(&b, out_path, err);

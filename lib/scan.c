@@ -61,8 +61,16 @@ static int complete_params(dx_scan *s, const char *path, const char *rec, size_t
 	if (pm->format == DX_FMT_JSONL && !pm->id_field[0]) {
 		const char *f = dx__jsonl_default_id_field(rec, len);
 		if (!f) {
+			/* A record that is no JSON object says so rather than lacking an id. */
 			char place[1100];
+			const char *id, *bad;
+			size_t n;
+			dx_buf tmp = { 0 };
+			int malformed = dx__fmt_jsonl.id(pm, rec, len, &tmp, &id, &n, &bad) == DX_EFORMAT;
+			dx__buf_free(&tmp);
 			dx__place(place, sizeof place, path, offset);
+			if (malformed)
+				return dx__fail(err, DX_EFORMAT, 0, place, "%s", bad);
 			return dx__fail(err, DX_ENOID, 0, place,
 			                "no id field (docid, _id, id, pid or doc_id) in the first record, "
 			                "give --id-field");

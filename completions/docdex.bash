@@ -1,0 +1,144 @@
+# bash completion for docdex(1)                             -*- shell-script -*-
+#
+# Completes the commands, each command's options, the values of options
+# that take one of a fixed list, and file names where a file is expected.
+# Works with or without the bash-completion package.
+
+# Completes file names that start with $1 (one a line, so that names with
+# blanks survive).
+_docdex_files()
+{
+    local cur=$1
+    if declare -F _filedir >/dev/null 2>&1; then
+        _filedir
+        return
+    fi
+    local IFS=$'\n'
+    compopt -o filenames 2>/dev/null
+    COMPREPLY=($(compgen -f -- "$cur"))
+}
+
+_docdex()
+{
+    local commands="index get sample bench pin-test help"
+    local global_opts="-h --help --version"
+    local index_opts="-o --output --format --id-column --id-field --columns --duplicates --skip-bad --stats --verify -q --quiet -h --help"
+    local get_opts="--field --format --position --random --seed --missing -h --help"
+    # The options that take a value, in the next word or after "=".
+    local index_valued="-o --output --format --id-column --id-field --columns --duplicates"
+    local get_valued="--field --format --random --seed --missing"
+
+    local cur=${COMP_WORDS[COMP_CWORD]}
+    local prev=""
+    ((COMP_CWORD > 0)) && prev=${COMP_WORDS[COMP_CWORD - 1]}
+    COMPREPLY=()
+
+    # The command: the first word after docdex that is not an option.
+    local cmd="" at i
+    for ((i = 1; i < COMP_CWORD; i++)); do
+        if [[ ${COMP_WORDS[i]} != -* ]]; then
+            cmd=${COMP_WORDS[i]}
+            break
+        fi
+    done
+    at=$i
+
+    if [[ -z $cmd ]]; then
+        if [[ $cur == -* ]]; then
+            COMPREPLY=($(compgen -W "$global_opts" -- "$cur"))
+        else
+            COMPREPLY=($(compgen -W "$commands" -- "$cur"))
+        fi
+        return 0
+    fi
+
+    # The option whose value is being completed, if any: "--opt value",
+    # or "--opt=value", which bash splits into "--opt" "=" "value" unless
+    # COMP_WORDBREAKS lacks "=".
+    local opt="" val="" prefix=""
+    if [[ $cur == --*=* ]]; then
+        opt=${cur%%=*}
+        val=${cur#*=}
+        prefix=$opt=
+    elif [[ $cur == = && $prev == --* ]]; then
+        opt=$prev
+    elif [[ $prev == = ]] && ((COMP_CWORD > 2)); then
+        opt=${COMP_WORDS[COMP_CWORD - 2]}
+        val=$cur
+    elif [[ $prev == -* ]]; then
+        opt=$prev
+        val=$cur
+    fi
+
+    local valued
+    case $cmd in
+    index) valued=" $index_valued " ;;
+    get) valued=" $get_valued " ;;
+    *) valued=" " ;;
+    esac
+    if [[ -n $opt && $valued == *" $opt "* ]]; then
+        case $cmd:$opt in
+        index:-o | index:--output)
+            _docdex_files "$val"
+            ;;
+        index:--format)
+            COMPREPLY=($(compgen -W "auto tsv jsonl trec" -- "$val"))
+            ;;
+        index:--duplicates)
+            COMPREPLY=($(compgen -W "error first last" -- "$val"))
+            ;;
+        get:--format)
+            COMPREPLY=($(compgen -W "raw tsv jsonl" -- "$val"))
+            ;;
+        get:--missing)
+            COMPREPLY=($(compgen -W "warn skip" -- "$val"))
+            ;;
+        esac
+        # Numbers, names and field lists have nothing to complete.
+        if [[ -n $prefix ]]; then
+            for i in "${!COMPREPLY[@]}"; do
+                COMPREPLY[i]=$prefix${COMPREPLY[i]}
+            done
+        fi
+        return 0
+    fi
+
+    case $cmd in
+    index)
+        if [[ $cur == -* ]]; then
+            COMPREPLY=($(compgen -W "$index_opts" -- "$cur"))
+        else
+            _docdex_files "$cur"
+        fi
+        ;;
+    get)
+        if [[ $cur == -* ]]; then
+            COMPREPLY=($(compgen -W "$get_opts" -- "$cur"))
+            return 0
+        fi
+        # The first word that is neither an option nor an option's value
+        # is the corpus or index; those after it are ids.
+        local w nargs=0
+        for ((i = at + 1; i < COMP_CWORD; i++)); do
+            w=${COMP_WORDS[i]}
+            if [[ $valued == *" $w "* ]]; then
+                [[ ${COMP_WORDS[i + 1]} == = ]] && ((i++))
+                ((i++))
+            elif [[ $w == -- ]]; then
+                ((nargs += COMP_CWORD - i - 1))
+                break
+            elif [[ $w != -* && $w != = ]]; then
+                ((nargs++))
+            fi
+        done
+        ((nargs == 0)) && _docdex_files "$cur"
+        ;;
+    help)
+        ((at == COMP_CWORD - 1)) &&
+            COMPREPLY=($(compgen -W "$commands" -- "$cur"))
+        ;;
+    esac
+    return 0
+}
+
+complete -F _docdex docdex

@@ -1,0 +1,68 @@
+# fish completion for docdex(1): the commands, each command's options, the
+# values of options that take one of a fixed list, and file names where a
+# file is expected.
+
+set -l docdex_commands index get sample bench pin-test help
+
+# No command yet: the commands and the global options.
+complete -c docdex -f
+complete -c docdex -n "not __fish_seen_subcommand_from $docdex_commands" -a index -d 'build an index over corpus files (or show or verify one)'
+complete -c docdex -n "not __fish_seen_subcommand_from $docdex_commands" -a get -d 'print documents by id, by position or at random'
+complete -c docdex -n "not __fish_seen_subcommand_from $docdex_commands" -a sample -d 'training triples from queries, qrels and runs (not yet implemented)'
+complete -c docdex -n "not __fish_seen_subcommand_from $docdex_commands" -a bench -d 'throughput and memory of the loading strategies (not yet implemented)'
+complete -c docdex -n "not __fish_seen_subcommand_from $docdex_commands" -a pin-test -d 'memory pinning, workers and RAMDISK placement (not yet implemented)'
+complete -c docdex -n "not __fish_seen_subcommand_from $docdex_commands" -a help -d 'show the usage of docdex or of a command'
+complete -c docdex -n "not __fish_seen_subcommand_from $docdex_commands" -s h -l help -d 'show the usage and the list of commands'
+complete -c docdex -n "not __fish_seen_subcommand_from $docdex_commands" -l version -d 'show the version and how docdex was built'
+
+# docdex help COMMAND
+complete -c docdex -n '__fish_seen_subcommand_from help; and test (count (commandline -opc)) -eq 2' -a 'index get sample bench pin-test' -d 'command'
+
+# docdex index: corpus files (or an index, with --stats and --verify).
+complete -c docdex -n '__fish_seen_subcommand_from index' -F
+complete -c docdex -n '__fish_seen_subcommand_from index' -s o -l output -r -F -d 'where to write the index (needed for several files)'
+complete -c docdex -n '__fish_seen_subcommand_from index' -l format -x -a 'auto\t"from the content (default)" tsv\t"tab-separated columns" jsonl\t"one JSON object a line" trec\t"TREC SGML documents"' -d 'corpus format'
+complete -c docdex -n '__fish_seen_subcommand_from index' -l id-column -x -d 'TSV: the column holding the id, from 1'
+complete -c docdex -n '__fish_seen_subcommand_from index' -l id-field -x -d 'JSONL: the key holding the id'
+complete -c docdex -n '__fish_seen_subcommand_from index' -l columns -x -d 'TSV: comma-separated column names'
+complete -c docdex -n '__fish_seen_subcommand_from index' -l duplicates -x -a 'error\t"fail (default)" first\t"keep the first record" last\t"keep the last record"' -d 'what to do with an id found on two records'
+complete -c docdex -n '__fish_seen_subcommand_from index' -l skip-bad -d 'skip records without an id instead of failing'
+complete -c docdex -n '__fish_seen_subcommand_from index' -l stats -d 'print what an index holds, as TAB-separated lines'
+complete -c docdex -n '__fish_seen_subcommand_from index' -l verify -d 'check the index against its corpus'
+complete -c docdex -n '__fish_seen_subcommand_from index' -s q -l quiet -d 'no progress bar'
+complete -c docdex -n '__fish_seen_subcommand_from index' -s h -l help -d 'show the usage and options'
+
+# docdex get: the corpus or index, then ids (nothing to complete).
+# Whether no corpus or index was given yet: no word after "get" that is
+# neither an option nor an option's value.
+function __docdex_get_needs_corpus
+    set -l words (commandline -opc)
+    set -l seen_get 0
+    set -l skip 0
+    for w in $words[2..-1]
+        if test $seen_get -eq 0
+            test "$w" = get; and set seen_get 1
+            continue
+        end
+        if test $skip -eq 1
+            set skip 0
+            continue
+        end
+        switch $w
+            case --field --format --random --seed --missing
+                set skip 1
+            case '-*'
+            case '*'
+                return 1
+        end
+    end
+    return 0
+end
+complete -c docdex -n '__fish_seen_subcommand_from get; and __docdex_get_needs_corpus' -F
+complete -c docdex -n '__fish_seen_subcommand_from get' -l field -x -d 'print these fields, joined by a space'
+complete -c docdex -n '__fish_seen_subcommand_from get' -l format -x -a 'raw\t"the record as it is (default)" tsv\t"id, a TAB and the text" jsonl\t"a JSON object with id and text"' -d 'output format'
+complete -c docdex -n '__fish_seen_subcommand_from get' -l position -d 'read 0-based positions in corpus order, not ids'
+complete -c docdex -n '__fish_seen_subcommand_from get' -l random -x -d 'print N distinct documents drawn at random'
+complete -c docdex -n '__fish_seen_subcommand_from get' -l seed -x -d 'seed for the random draw'
+complete -c docdex -n '__fish_seen_subcommand_from get' -l missing -x -a 'warn\t"say so and exit with status 1 (default)" skip\t"pass over it in silence"' -d 'what to do with an id not in the corpus'
+complete -c docdex -n '__fish_seen_subcommand_from get' -s h -l help -d 'show the usage and options'

@@ -1,0 +1,211 @@
+#!/usr/bin/env python3
+"""make bench: docdex index and get on generated ~1 GB corpora.
+
+Every figure is measured in this run, against a reference measured in the
+same run on the same file (wc -l for a scan, a Python dict holding every
+document for lookups), warm page cache, median of --repeat runs.
+
+  index build       seconds, and speed as a ratio to `wc -l` (goal >= 0.5)
+  get, 1M ids       lookups/s from stdin to /dev/null (goal >= 1M/s, and
+                    faster than the Python dict)
+  index size        bytes per record, and without the id bytes (goal <= 16)
+  get memory        peak private (anonymous) memory as a fraction of the
+                    corpus (goal < 5%); file pages are the shared page cache
+
+Corpora are generated once under --dir and kept for later runs.
+"""
+import argparse
+import json
+import os
+import platform
+import random
+import statistics
+import subprocess
+import sys
+import time
+
+MiB = 1 << 20
+
+
+def run(cmd, **kw):
+    """Runs a command; returns its wall time in seconds."""
+    t = time.perf_counter()
+    subprocess.run(cmd, check=True, **kw)
+    return time.perf_counter() - t
+
+
+def median_time(cmd, repeat, **kw):
+    run(cmd, **kw)  # warm the page cache and the binary
+    return statistics.median(run(cmd, **kw) for _ in range(repeat))
+
+
+def peak_memory(cmd, stdin_path):
+    """Runs cmd with stdin from a file, output to /dev/null, polling
+    /proc/PID/status; returns peak RssAnon and VmHWM in bytes, and seconds."""
+    peak = {"RssAnon": 0, "RssFile": 0, "VmHWM": 0}
+    t = time.perf_counter()
+    with open(stdin_path, "rb") as f:
+        p = subprocess.Popen(cmd, stdin=f, stdout=subprocess.DEVNULL)
+        status = f"/proc/{p.pid}/status"
+        while p.poll() is None:
+            try:
+                for line in open(status):
+                    key, _, value = line.partition(":")
+                    if key in peak:
+                        peak[key] = max(peak[key], int(value.split()[0]) * 1024)
+            except (FileNotFoundError, ProcessLookupError, ValueError):
+                pass
+            time.sleep(0.002)
+    if p.returncode != 0:
+        sys.exit(f"bench: {cmd} exited with {p.returncode}")
+    return peak, time.perf_counter() - t
+
+
+PY_DICT = r"""
+import statistics, sys, time, resource
+d = {}
+with open(sys.argv[1], "rb") as f:
+    for line in f:
+        d[line.split(b"\t", 1)[0]] = line
+ids = open(sys.argv[2], "rb").read().split(b"\n")[:-1]
+out = open("/dev/null", "wb")
+w = out.write
+times = []
+for _ in range(int(sys.argv[3])):
+    t = time.perf_counter()
+    for i in ids:
+        w(d[i])
+    times.append(time.perf_counter() - t)
+print(statistics.median(times), resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024)
+"""
+
+
+def bench_corpus(args, kind, path):
+    dx = args.docdex
+    size = os.path.getsize(path)
+    r = {"kind": kind, "corpus": os.path.basename(path), "corpus_bytes": size}
+
+    # Index build, interleaved with wc -l so both see the same machine state.
+    run([dx, "index", "-q", path])
+    run(["wc", "-l", path], stdout=subprocess.DEVNULL)
+    idx, wc = [], []
+    for _ in range(args.repeat):
+        wc.append(run(["wc", "-l", path], stdout=subprocess.DEVNULL))
+        idx.append(run([dx, "index", "-q", path]))
+    r["index_s"] = statistics.median(idx)
+    r["wc_s"] = statistics.median(wc)
+    r["index_speed_vs_wc"] = r["wc_s"] / r["index_s"]
+
+    stats = dict(
+        line.split("\t", 1)
+        for line in subprocess.run([dx, "index", "--stats", path], check=True, capture_output=True,
+                                   text=True).stdout.splitlines()
+        if line.count("\t") == 1)
+    n = int(stats["records"])
+    r["records"] = n
+    r["id_kind"] = stats["id-kind"]
+    r["index_bytes"] = int(stats["bytes"])
+    # The id bytes: what the pool holds beyond one length byte per id.
+    ids = [line.split(b"\t", 1)[0] for line in open(path, "rb")]
+    id_bytes = sum(len(i) for i in ids) if r["id_kind"] == "hash" else 0
+    r["index_bytes_per_record"] = r["index_bytes"] / n
+    r["index_bytes_per_record_less_ids"] = (r["index_bytes"] - id_bytes) / n
+
+    # 1M random ids, the same for docdex and the dict.
+    rng = random.Random(7)
+    ids_path = path + ".ids"
+    with open(ids_path, "wb") as f:
+        f.write(b"".join(ids[rng.randrange(n)] + b"\n" for _ in range(args.lookups)))
+    del ids
+    get = [dx, "get", path]
+    with open(ids_path, "rb") as f:
+        times = []
+        for _ in range(args.repeat + 1):
+            f.seek(0)
+            times.append(run(get, stdin=f, stdout=subprocess.DEVNULL))
+    r["get_s"] = statistics.median(times[1:])
+    r["get_lookups_per_s"] = args.lookups / r["get_s"]
+    # Through a pipe the kernel copies every document once.
+    with open(ids_path, "rb") as f:
+        times = []
+        for _ in range(args.repeat):
+            f.seek(0)
+            times.append(run(f"'{dx}' get '{path}' | cat > /dev/null", shell=True, stdin=f))
+    r["get_pipe_lookups_per_s"] = args.lookups / statistics.median(times)
+
+    peak, _ = peak_memory(get, ids_path)
+    r["get_peak_rss_anon_bytes"] = peak["RssAnon"]
+    r["get_peak_rss_file_bytes"] = peak["RssFile"]
+    r["get_peak_vmhwm_bytes"] = peak["VmHWM"]
+    r["get_private_fraction_of_corpus"] = peak["RssAnon"] / size
+
+    if not args.no_python:
+        out = subprocess.run([sys.executable, "-c", PY_DICT, path, ids_path, str(args.repeat)],
+                             check=True, capture_output=True, text=True).stdout.split()
+        r["dict_lookups_per_s"] = args.lookups / float(out[0])
+        r["dict_peak_rss_bytes"] = int(out[1])
+        r["get_vs_dict"] = r["get_lookups_per_s"] / r["dict_lookups_per_s"]
+    os.unlink(ids_path)
+    return r
+
+
+def report(results):
+    rows = [
+        ("records", lambda r: f"{r['records']:,}"),
+        ("id kind", lambda r: r["id_kind"]),
+        ("index build, s", lambda r: f"{r['index_s']:.3f}"),
+        ("wc -l, s", lambda r: f"{r['wc_s']:.3f}"),
+        ("build speed / wc -l (goal >= 0.5)", lambda r: f"{r['index_speed_vs_wc']:.2f}"),
+        ("get 1M ids to /dev/null, lookups/s", lambda r: f"{r['get_lookups_per_s'] / 1e6:.2f}M"),
+        ("get 1M ids through a pipe, lookups/s", lambda r: f"{r['get_pipe_lookups_per_s'] / 1e6:.2f}M"),
+        ("Python dict, lookups/s", lambda r: f"{r['dict_lookups_per_s'] / 1e6:.2f}M" if "dict_lookups_per_s" in r else "-"),
+        ("get / dict", lambda r: f"{r['get_vs_dict']:.2f}x" if "get_vs_dict" in r else "-"),
+        ("index bytes per record", lambda r: f"{r['index_bytes_per_record']:.2f}"),
+        ("  less the id bytes (goal <= 16)", lambda r: f"{r['index_bytes_per_record_less_ids']:.2f}"),
+        ("get peak private memory, MiB", lambda r: f"{r['get_peak_rss_anon_bytes'] / MiB:.1f}"),
+        ("  / corpus size (goal < 5%)", lambda r: f"{100 * r['get_private_fraction_of_corpus']:.2f}%"),
+        ("get peak RSS incl. page cache, MiB", lambda r: f"{r['get_peak_vmhwm_bytes'] / MiB:.0f}"),
+        ("Python dict peak RSS, MiB", lambda r: f"{r['dict_peak_rss_bytes'] / MiB:.0f}" if "dict_peak_rss_bytes" in r else "-"),
+    ]
+    head = [""] + [f"{r['kind']} ({r['corpus_bytes'] / MiB:.0f} MiB)" for r in results]
+    width = max(len(name) for name, _ in rows)
+    print(f"{head[0]:<{width}}  " + "  ".join(f"{h:>22}" for h in head[1:]))
+    for name, fmt in rows:
+        print(f"{name:<{width}}  " + "  ".join(f"{fmt(r):>22}" for r in results))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--docdex", required=True)
+    ap.add_argument("--synth", required=True)
+    ap.add_argument("--dir", default="build/bench")
+    ap.add_argument("--size", default="1G", help="corpus size for dx-synth --size (default 1G)")
+    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--lookups", type=int, default=1_000_000)
+    ap.add_argument("--no-python", action="store_true", help="skip the Python dict reference")
+    ap.add_argument("--json", default=None, help="write every figure here (default DIR/results.json)")
+    args = ap.parse_args()
+    os.makedirs(args.dir, exist_ok=True)
+
+    results = []
+    for kind in ("passages", "documents"):
+        path = os.path.join(args.dir, f"{kind}-{args.size}.tsv")
+        if not os.path.exists(path):
+            print(f"bench: generating {path}", file=sys.stderr)
+            run([args.synth, "--kind", kind, "--size", args.size, "-o", path + ".tmp"])
+            os.rename(path + ".tmp", path)
+        print(f"bench: {kind}", file=sys.stderr)
+        results.append(bench_corpus(args, kind, path))
+
+    version = subprocess.run([args.docdex, "--version"], capture_output=True, text=True).stdout
+    doc = {"machine": {"cpus": os.cpu_count(), "kernel": platform.release(),
+                       "memory_bytes": os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")},
+           "docdex": version.strip(), "repeat": args.repeat, "lookups": args.lookups,
+           "results": results}
+    with open(args.json or os.path.join(args.dir, "results.json"), "w") as f:
+        json.dump(doc, f, indent=1)
+    print(f"docdex bench: medians of {args.repeat} runs, warm cache, {os.cpu_count()} CPUs\n")
+    report(results)
+
+
+main()

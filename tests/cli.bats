@@ -1,0 +1,150 @@
+#!/usr/bin/env bats
+# The command line as a whole: help, version, dispatch, usage errors, and
+# the agreement of --help, man pages and completions.
+
+load helpers
+
+@test "--version names the version, the compiler and the libraries" {
+	run --separate-stderr dx --version
+	status_is 0
+	[[ ${lines[0]} =~ ^docdex\ [0-9]+\.[0-9]+\.[0-9]+$ ]]
+	[[ ${lines[1]} == build:\ * ]]
+	[[ $output == *"zlib: "* ]]
+	[[ $output == *"libyaml: "* ]]
+	equals "$stderr" ""
+}
+
+@test "docdex --help lists every command; no arguments is a usage error" {
+	run --separate-stderr dx --help
+	status_is 0
+	for c in index get sample bench pin-test; do
+		[[ $output == *"  $c "* ]]
+	done
+	run --separate-stderr dx
+	status_is 2
+	equals "$output" ""
+	[[ $stderr == usage:* ]]
+}
+
+@test "help CMD, CMD --help and CMD -h print the same usage on stdout" {
+	for c in index get; do
+		run --separate-stderr dx help "$c"
+		status_is 0
+		local a=$output
+		run --separate-stderr dx "$c" --help
+		status_is 0
+		equals "$output" "$a"
+		run --separate-stderr dx "$c" -h
+		status_is 0
+		equals "$output" "$a"
+		equals "$stderr" ""
+		[[ $a == "usage: docdex $c "* ]]
+	done
+}
+
+@test "sample, bench and pin-test answer not yet implemented" {
+	for c in sample bench pin-test; do
+		run --separate-stderr dx "$c" --help
+		status_is 1
+		equals "$stderr" "docdex $c: not yet implemented"
+		equals "$output" ""
+	done
+}
+
+@test "an unknown command gets the closest name" {
+	run --separate-stderr dx indx
+	status_is 2
+	equals "$stderr" "docdex: 'indx' is not a docdex command, did you mean 'index'? (see docdex --help)"
+	run --separate-stderr dx gte x
+	status_is 2
+	[[ $stderr == *"did you mean 'get'?"* ]]
+	run --separate-stderr dx frobnicate
+	status_is 2
+	equals "$stderr" "docdex: 'frobnicate' is not a docdex command (see docdex --help)"
+	run --separate-stderr dx help nope
+	status_is 2
+}
+
+@test "usage errors exit 2 with one line naming the problem" {
+	run --separate-stderr dx index --bogus x
+	status_is 2
+	equals "$stderr" "docdex index: unknown option: '--bogus' (see docdex index --help)"
+	run --separate-stderr dx index -z x
+	status_is 2
+	equals "$stderr" "docdex index: unknown option: '-z' (see docdex index --help)"
+	run --separate-stderr dx index x -o
+	status_is 2
+	equals "$stderr" "docdex index: option needs a value: '-o' (see docdex index --help)"
+	run --separate-stderr dx get --field
+	status_is 2
+	equals "$stderr" "docdex get: option needs a value: '--field' (see docdex get --help)"
+	run --separate-stderr dx index --format csv x
+	status_is 2
+	equals "$stderr" "docdex index: bad --format, give auto, tsv, jsonl or trec: 'csv' (see docdex index --help)"
+	run --separate-stderr dx get --format xml c
+	status_is 2
+	run --separate-stderr dx get --random x c
+	status_is 2
+	run --separate-stderr dx get
+	status_is 2
+	equals "$stderr" "docdex get: no corpus or index given (see docdex get --help)"
+	run --separate-stderr dx index
+	status_is 2
+	run --separate-stderr dx index a b
+	status_is 2
+	equals "$stderr" "docdex index: several files need -o PATH for the index (see docdex index --help)"
+	run --separate-stderr dx --frob
+	status_is 2
+}
+
+# The long and short options of a command, from each place that lists them.
+opts_help() {
+	dx "$1" --help | grep -oE '^ +(-[a-zA-Z], +)?--[a-z][a-z-]*' |
+		grep -oE -- '-(-[a-z][a-z-]*|[a-zA-Z])' | sort -u
+}
+opts_man() {
+	sed -n '/^\.SH OPTIONS/,/^\.SH/p' "$BATS_TEST_DIRNAME/../man/docdex-$1.1" |
+		grep -oE '\\-(\\-[a-z][a-z-]*|[a-zA-Z])\b' | sed 's/\\//g' | sort -u
+}
+opts_bash() {
+	grep -E "local $1_opts=" "$BATS_TEST_DIRNAME/../completions/docdex.bash" |
+		sed 's/.*="\(.*\)".*/\1/' | tr ' ' '\n' | grep . | sort -u
+}
+opts_zsh() {
+	sed -n "/^_docdex_$1()/,/^}/p" "$BATS_TEST_DIRNAME/../completions/_docdex" |
+		grep -oE "(^|[\"'({ ,])-(-[a-z][a-z-]*|[a-zA-Z])\b" | sed "s/^[\"'({ ,]//" | sort -u
+}
+opts_fish() {
+	grep -E "__fish_seen_subcommand_from $1'" "$BATS_TEST_DIRNAME/../completions/docdex.fish" |
+		grep -oE ' -[ls] [a-zA-Z][a-z-]*' | sed 's/ -l /--/; s/ -s /-/' | sort -u
+}
+
+@test "every option is in --help, the man page and the three completions alike" {
+	for c in index get; do
+		local want
+		want=$(opts_help "$c")
+		[ -n "$want" ]
+		equals "$(opts_man "$c")" "$want"
+		equals "$(opts_bash "$c")" "$want"
+		equals "$(opts_zsh "$c")" "$want"
+		equals "$(opts_fish "$c")" "$want"
+	done
+}
+
+@test "the man pages render without warnings" {
+	for page in "$BATS_TEST_DIRNAME"/../man/*.[15]; do
+		run --separate-stderr groff -man -ww -z "$page"
+		status_is 0
+		equals "$stderr" ""
+	done
+}
+
+@test "a closed pipe ends output quietly" {
+	"$DX_SYNTH" --count 20000 -o c.tsv
+	dx index -q c.tsv
+	seq 0 19999 > ids
+	run --separate-stderr bash -c "set -o pipefail; '$DOCDEX' get c.tsv < ids | head -n 1 | cut -c1-2"
+	status_is 0
+	equals "$output" "0	"
+	equals "$stderr" ""
+}

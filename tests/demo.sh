@@ -1,0 +1,40 @@
+#!/bin/sh
+# make demo: index a small generated corpus and serve documents out of it.
+# usage: demo.sh DOCDEX DX_SYNTH
+set -eu
+docdex=$1
+synth=$2
+dir=$(mktemp -d "${TMPDIR:-/tmp}/docdex-demo.XXXXXX")
+trap 'rm -rf "$dir"' EXIT INT TERM
+
+step() { printf '\n$ %s\n' "$*"; }
+
+echo "A corpus of 10,000 MS MARCO-shaped documents (docid, url, title, body):"
+step dx-synth --kind documents --count 10000 -o "$dir/docs.tsv"
+"$synth" --kind documents --count 10000 -o "$dir/docs.tsv"
+ls -l "$dir/docs.tsv" | awk '{ print $5 " bytes" }'
+
+step docdex index docs.tsv
+"$docdex" index "$dir/docs.tsv"
+"$docdex" index --stats "$dir/docs.tsv" | grep -E '^(records|id-kind|bytes|bytes-per-record)	'
+
+a=$(sed -n 42p "$dir/docs.tsv" | cut -f1)
+b=$(sed -n 7p "$dir/docs.tsv" | cut -f1)
+step docdex get --field title docs.tsv "$a" "$b"
+"$docdex" get --field title "$dir/docs.tsv" "$a" "$b"
+
+step docdex get --position --format tsv --field url docs.tsv 0 9999
+"$docdex" get --position --format tsv --field url "$dir/docs.tsv" 0 9999
+
+step docdex get --random 3 --seed 1 --format jsonl --field title docs.tsv
+"$docdex" get --random 3 --seed 1 --format jsonl --field title "$dir/docs.tsv"
+
+step "cut -f1 docs.tsv | docdex get docs.tsv | cmp - docs.tsv"
+cut -f1 "$dir/docs.tsv" | "$docdex" get "$dir/docs.tsv" | cmp - "$dir/docs.tsv" &&
+	echo "all 10,000 documents served by id, byte for byte"
+
+step docdex get docs.tsv D0
+"$docdex" get "$dir/docs.tsv" D0 || echo "(exit status $?: an id not in the corpus)"
+
+step docdex index --verify docs.tsv
+"$docdex" index --verify "$dir/docs.tsv"

@@ -1,0 +1,50 @@
+# helpers.bash: shared by the bats suites.  Every test runs in its own
+# $BATS_TEST_TMPDIR against the binary that `make check` just built.
+
+bats_require_minimum_version 1.5.0
+
+DOCDEX=${DOCDEX:-$BATS_TEST_DIRNAME/../docdex}
+DX_SYNTH=${DX_SYNTH:-$BATS_TEST_DIRNAME/dx-synth}
+DATA=$BATS_TEST_DIRNAME/data
+
+setup() {
+	cd "$BATS_TEST_TMPDIR" || exit 1
+}
+
+dx() {
+	"$DOCDEX" "$@"
+}
+
+# Fails with both streams shown unless the last `run` exited with $1.
+status_is() {
+	if [ "$status" -ne "$1" ]; then
+		echo "exit status $status, expected $1" >&2
+		echo "stdout: $output" >&2
+		echo "stderr: ${stderr-}" >&2
+		return 1
+	fi
+}
+
+# Fails unless two values are equal, showing both.
+equals() {
+	if [ "$1" != "$2" ]; then
+		printf 'got:      %s\nexpected: %s\n' "$1" "$2" >&2
+		return 1
+	fi
+}
+
+# Flips one byte of a file at an offset (xor 0x20).
+flip_byte() {
+	local file=$1 at=$2 byte
+	byte=$(od -An -tu1 -j "$at" -N1 "$file" | tr -d ' ')
+	printf "$(printf '\\%03o' $((byte ^ 32)))" |
+		dd of="$file" bs=1 seek="$at" count=1 conv=notrunc status=none
+}
+
+# Copies test data files into the test's directory (writable).
+use_data() {
+	local f
+	for f in "$@"; do
+		cp "$DATA/$f" . && chmod u+w "$f"
+	done
+}
