@@ -30,44 +30,37 @@ const char *dx_version(void)
 	return DX_VERSION;
 }
 
-static void set_subject(dx_err *err, const char *subject, size_t len)
+/* Fills err (when there is one) and returns code. */
+__attribute__((format(printf, 6, 0)))
+static int vfail(dx_err *err, int code, int sys, const char *subject, size_t len, const char *fmt,
+                 va_list ap)
 {
+	if (!err)
+		return code;
+	vsnprintf(err->what, sizeof err->what, fmt, ap);
+	err->code = code;
+	err->sys = sys;
 	if (len >= sizeof err->subject)
 		len = sizeof err->subject - 1;
 	memcpy(err->subject, subject, len);
 	err->subject[len] = '\0';
-}
-
-__attribute__((format(printf, 2, 0)))
-static void set_what(dx_err *err, const char *fmt, va_list ap)
-{
-	vsnprintf(err->what, sizeof err->what, fmt, ap);
+	return code;
 }
 
 int dx__fail(dx_err *err, int code, int sys, const char *subject, const char *fmt, ...)
 {
-	if (!err)
-		return code;
 	va_list ap;
 	va_start(ap, fmt);
-	set_what(err, fmt, ap);
+	int r = vfail(err, code, sys, subject ? subject : "", subject ? strlen(subject) : 0, fmt, ap);
 	va_end(ap);
-	err->code = code;
-	err->sys = sys;
-	set_subject(err, subject ? subject : "", subject ? strlen(subject) : 0);
-	return code;
+	return r;
 }
 
 int dx__fail_n(dx_err *err, int code, const char *subject, size_t len, const char *fmt, ...)
 {
-	if (!err)
-		return code;
 	va_list ap;
 	va_start(ap, fmt);
-	set_what(err, fmt, ap);
+	int r = vfail(err, code, 0, subject, len, fmt, ap);
 	va_end(ap);
-	err->code = code;
-	err->sys = 0;
-	set_subject(err, subject, len);
-	return code;
+	return r;
 }

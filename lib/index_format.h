@@ -10,6 +10,8 @@
 
 #include <stdint.h>
 
+#include "crc.h"
+
 #define DDX_MAGIC "\x89" "DDX\r\n\x1a\n"  /* 8 bytes; CR/LF catch text-mode copies */
 #define DDX_VERSION 1
 #define DDX_BYTE_ORDER 0x01020304u
@@ -83,6 +85,14 @@ struct ddx_longrec {
 };
 
 #define DDX_SOURCE_PLAIN 1
+
+/* The header's CRC: of the header with header_crc as 0, then the table. */
+static inline uint32_t ddx_header_crc(const struct ddx_header *h, const void *table, uint64_t len)
+{
+	struct ddx_header copy = *h;
+	copy.header_crc = 0;
+	return dx__crc32(dx__crc32(0, &copy, sizeof copy), table, len);
+}
 
 _Static_assert(sizeof(struct ddx_header) == 80, "header layout");
 _Static_assert(sizeof(struct ddx_section) == 32, "section layout");

@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "crc.h"
 #include "err.h"
 #include "hash.h"
 #include "idtable.h"
@@ -90,22 +91,9 @@ static int touch(dx_index *ix, int t, uint64_t off, uint64_t len, dx_err *err)
 	return 0;
 }
 
-static uint32_t crc_of(const void *p, uint64_t n)
-{
-	uint32_t crc = (uint32_t)crc32(0, NULL, 0);
-	const unsigned char *c = p;
-	while (n) {
-		uInt step = n > (1u << 30) ? (1u << 30) : (uInt)n;
-		crc = (uint32_t)crc32(crc, c, step);
-		c += step;
-		n -= step;
-	}
-	return crc;
-}
-
 static int check_whole(dx_index *ix, int t, dx_err *err)
 {
-	if (crc_of(ix->s[t].p, ix->s[t].size) != ix->s[t].crc) {
+	if (dx__crc32(0, ix->s[t].p, ix->s[t].size) != ix->s[t].crc) {
 		char what[64];
 		snprintf(what, sizeof what, "checksum mismatch in section %s", section_names[t]);
 		return damaged(ix, err, what);
@@ -135,11 +123,7 @@ static int check_header(dx_index *ix, dx_err *err)
 	if (h->header_size < sizeof *h || h->header_size > ix->size ||
 	    h->header_size > sizeof *h + DDX_SEC_MAX * sizeof(struct ddx_section))
 		return damaged(ix, err, "bad section table");
-	struct ddx_header copy = *h;
-	copy.header_crc = 0;
-	uint32_t crc = (uint32_t)crc32(0, (const void *)&copy, sizeof copy);
-	crc = (uint32_t)crc32(crc, ix->map + sizeof *h, (uInt)(h->header_size - sizeof *h));
-	if (crc != h->header_crc)
+	if (ddx_header_crc(h, ix->map + sizeof *h, h->header_size - sizeof *h) != h->header_crc)
 		return damaged(ix, err, "checksum mismatch in header");
 	if (h->nsections == 0 || h->nsections > DDX_SEC_MAX ||
 	    h->header_size != sizeof *h + h->nsections * sizeof(struct ddx_section))

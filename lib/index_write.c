@@ -15,6 +15,7 @@
 
 #include "atomic_file.h"
 #include "buf.h"
+#include "crc.h"
 #include "err.h"
 #include "fileutil.h"
 #include "hash.h"
@@ -260,19 +261,6 @@ static uint64_t align_up(uint64_t v)
 	return (v + DDX_ALIGN - 1) & ~(uint64_t)(DDX_ALIGN - 1);
 }
 
-/* CRC32 of a buffer longer than zlib's uInt takes in one call. */
-static uint32_t crc_of(uint32_t crc, const void *p, uint64_t n)
-{
-	const unsigned char *c = p;
-	while (n) {
-		uInt step = n > (1u << 30) ? (1u << 30) : (uInt)n;
-		crc = (uint32_t)crc32(crc, c, step);
-		c += step;
-		n -= step;
-	}
-	return crc;
-}
-
 static int write_index(builder *b, const char *out_path, section *secs, uint32_t nsec,
                        uint32_t id_kind, uint32_t bits, dx_err *err)
 {
@@ -291,7 +279,7 @@ static int write_index(builder *b, const char *out_path, section *secs, uint32_t
 		                                 .chunk_first = (uint32_t)(crcs.len / 4) };
 		for (uint64_t at = 0; at < secs[i].size; at += chunk) {
 			uint64_t n = secs[i].size - at < chunk ? secs[i].size - at : chunk;
-			uint32_t c = crc_of(0, p + at, n);
+			uint32_t c = dx__crc32(0, p + at, n);
 			whole = (uint32_t)crc32_combine(whole, c, (z_off_t)n);
 			if (dx__buf_add(&crcs, &c, 4) < 0) {
 				rc = dx__fail_nomem(err);
@@ -307,7 +295,7 @@ static int write_index(builder *b, const char *out_path, section *secs, uint32_t
 	}
 	secs[nsec] = (section){ DDX_SEC_CHUNKCRC, crcs.p, crcs.len };
 	table[nsec] = (struct ddx_section){ .type = DDX_SEC_CHUNKCRC, .offset = off, .size = crcs.len,
-	                                    .crc = crc_of(0, crcs.p, crcs.len) };
+	                                    .crc = dx__crc32(0, crcs.p, crcs.len) };
 	nsec++;
 	off = align_up(off + crcs.len);
 
@@ -327,8 +315,7 @@ static int write_index(builder *b, const char *out_path, section *secs, uint32_t
 		.chunk_shift = DDX_CHUNK_SHIFT,
 	};
 	memcpy(h.magic, DDX_MAGIC, 8);
-	uint32_t hc = crc_of(0, &h, sizeof h);
-	h.header_crc = crc_of(hc, table, nsec * sizeof(struct ddx_section));
+	h.header_crc = ddx_header_crc(&h, table, nsec * sizeof(struct ddx_section));
 
 	if ((rc = dx__atomic_open(&af, out_path, err)) < 0)
 		goto out;
