@@ -6,6 +6,7 @@
 #   make demo            index a small generated corpus and serve from it
 #   make bench           the benchmarks (generates ~2 GB under build/bench)
 #   make install         PREFIX=/usr/local, DESTDIR honoured
+#   make DEV=1           warnings are errors
 #
 # A build with other flags goes to its own directory: B=build/asan holds the
 # sanitizer build (objects, library, binary), so the two never mix.
@@ -15,6 +16,10 @@ CFLAGS ?= -O2 -g
 WARN = -Wall -Wextra -Wshadow -Wformat=2 -Wstrict-prototypes -Wmissing-prototypes \
        -Wpointer-arith -Wundef -Wvla
 ALL_CFLAGS = -std=c11 $(WARN) $(CFLAGS)
+# DEV=1: warnings are errors, for the developer's build.
+ifdef DEV
+ALL_CFLAGS += -Werror
+endif
 ALL_CPPFLAGS = -D_GNU_SOURCE -Ilib $(CPPFLAGS)
 LDLIBS = -lz -lyaml -lm
 
