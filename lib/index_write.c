@@ -98,24 +98,19 @@ static int on_record(void *ctx, const dx_scan_item *it, dx_err *err)
 	/* While the ids count up by one they need no pool: it is only filled,
 	 * from the numbers, once an id breaks the sequence. */
 	uint64_t v;
-	if (b->sequential) {
-		if (dx__id_number(it->id, it->id_len, &v) && (r == 0 || v - b->first_num == r)) {
-			if (r == 0)
-				b->first_num = v;
-			b->n++;
-			b->src[it->file].count++;
-			return 0;
-		}
-		b->sequential = 0;
-		for (uint64_t k = 0; k < r; k++) {
+	if (b->sequential && dx__id_number(it->id, it->id_len, &v) && (r == 0 || v - b->first_num == r)) {
+		if (r == 0)
+			b->first_num = v;
+	} else {
+		for (uint64_t k = 0; b->sequential && k < r; k++) {
 			char num[24];
-			size_t len = dx__id_format(b->first_num + k, num);
-			if (add_id(b, k, num, len) < 0)
+			if (add_id(b, k, num, dx__id_format(b->first_num + k, num)) < 0)
 				return dx__fail_nomem(err);
 		}
+		b->sequential = 0;
+		if (add_id(b, r, it->id, it->id_len) < 0)
+			return dx__fail_nomem(err);
 	}
-	if (add_id(b, r, it->id, it->id_len) < 0)
-		return dx__fail_nomem(err);
 	b->n++;
 	b->src[it->file].count++;
 	return 0;
