@@ -1,20 +1,24 @@
 /*
  * scan.c: the scan of a corpus file from start to end, record by record,
- * for building an index and for verifying one.
+ * for building an index and for verifying one.  The file is read in blocks
+ * into one buffer (as wc does: no page-table work, and a file cut short
+ * while it is read is an error, not a crash); the format's next() finds
+ * records in it, and the unfinished tail moves to the front before the
+ * next read.  The buffer grows only when one record is larger than it.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "buf.h"
 #include "err.h"
 #include "format.h"
 #include "scan.h"
+
+enum { READ_SIZE = 1 << 20 };
 
 void dx__place(char *out, size_t outsz, const char *path, uint64_t offset)
 {
@@ -85,79 +89,80 @@ static int complete_params(dx_scan *s, const char *path, const char *rec, size_t
 int dx__scan_file(dx_scan *s, const char *path, uint32_t file, dx_err *err)
 {
 	int rc = 0, fd = open(path, O_RDONLY | O_CLOEXEC);
-	struct stat st;
-	size_t size = 0;
-	const char *map = NULL;
-	if (fd < 0 || fstat(fd, &st) < 0) {
-		rc = dx__fail_sys(err, path, "cannot open");
-		goto out;
-	}
-	/* A plain file is scanned through a mapping: no copy, and every record
-	 * is complete, so the formats never ask for more. */
-	size = (size_t)st.st_size;
-	if (size) {
-		void *m = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
-		if (m == MAP_FAILED) {
-			rc = dx__fail_sys(err, path, "cannot map");
+	if (fd < 0)
+		return dx__fail_sys(err, path, "cannot open");
+	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+
+	dx_buf buf = { 0 }, scratch = { 0 };
+	const dx_format_ops *ops = NULL;
+	uint64_t base = 0;      /* file offset of buf.p[0] */
+	size_t start = 0;       /* where the unconsumed bytes start in buf */
+	size_t hint = 0;        /* bytes after start already searched in vain */
+	int eof = 0, first = 1;
+	while (!eof) {
+		/* Drop what was consumed; grow only for a record larger than the buffer. */
+		memmove(buf.p, buf.p + start, buf.len - start);
+		base += start;
+		buf.len -= start;
+		start = 0;
+		if (buf.cap - buf.len < READ_SIZE / 2 && dx__buf_reserve(&buf, READ_SIZE) < 0) {
+			rc = dx__fail_nomem(err);
 			goto out;
 		}
-		map = m;
-		madvise(m, size, MADV_SEQUENTIAL);
-	}
-	if (s->detect && (rc = first_bytes(s, path, map, size < (1u << 20) ? size : (1u << 20), err)) < 0)
-		goto out;
-	const dx_format_ops *ops = dx__format_ops(s->pm->format);
-	if (!size)
-		goto out; /* an empty file holds no records, in any format */
-	if (!ops) {
-		rc = dx__fail(err, DX_EINVAL, 0, path, "no corpus format given");
-		goto out;
-	}
-	dx_buf scratch = { 0 };
-	const char *p = map, *end = map + size;
-	size_t hint = 0;
-	if (size >= 3 && memcmp(p, "\xef\xbb\xbf", 3) == 0)
-		p += 3; /* a UTF-8 byte order mark is no record */
-	/* Progress every 64 MiB or so, not every record. */
-	const char *report_at = p + (64u << 20);
-	for (;;) {
-		const char *rec, *next;
-		size_t len;
-		int r = ops->next(p, end, 1, &hint, &rec, &len, &next);
-		if (r == 0)
-			break;
-		p = next;
-		dx_scan_item it = { .file = file, .offset = (uint64_t)(rec - map), .length = len, .rec = rec };
-		if (r < 0) {
-			it.bad = DX_EFORMAT;
-			it.why = "unterminated record at the end of the file";
-			p = end;
-		} else {
-			if (s->complete && (rc = complete_params(s, path, rec, len, it.offset, err)) < 0)
-				break;
-			scratch.len = 0;
-			it.bad = ops->id(s->pm, rec, len, &scratch, &it.id, &it.id_len, &it.why);
+		ssize_t n = read(fd, buf.p + buf.len, buf.cap - buf.len);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			rc = dx__fail_sys(err, path, "cannot read");
+			goto out;
 		}
-		if ((rc = s->on_record(s->ctx, &it, err)) < 0)
-			break;
-		if (p >= report_at) {
-			report_at = p + (64u << 20);
-			if (s->progress && s->progress(s->progress_ctx, s->done + (uint64_t)(p - map), s->total)) {
-				rc = dx__fail(err, DX_ECANCELED, 0, path, "interrupted");
-				break;
+		eof = n == 0;
+		buf.len += (size_t)n;
+		s->done += (uint64_t)n;
+		if (s->progress && s->progress(s->progress_ctx, s->done, s->total)) {
+			rc = dx__fail(err, DX_ECANCELED, 0, path, "interrupted");
+			goto out;
+		}
+		if (first) {
+			/* The first block tells the format; a UTF-8 byte order mark is no record. */
+			first = 0;
+			if (s->detect && (rc = first_bytes(s, path, buf.p, buf.len, err)) < 0)
+				goto out;
+			if (buf.len >= 3 && memcmp(buf.p, "\xef\xbb\xbf", 3) == 0)
+				start = 3;
+			if (buf.len == 0)
+				goto out; /* an empty file holds no records, in any format */
+			if (!(ops = dx__format_ops(s->pm->format))) {
+				rc = dx__fail(err, DX_EINVAL, 0, path, "no corpus format given");
+				goto out;
 			}
 		}
-	}
-	dx__buf_free(&scratch);
-	if (rc == 0) {
-		s->done += size;
-		if (s->progress && s->progress(s->progress_ctx, s->done, s->total))
-			rc = dx__fail(err, DX_ECANCELED, 0, path, "interrupted");
+		for (;;) {
+			const char *rec, *next;
+			size_t len;
+			int r = ops->next(buf.p + start, buf.p + buf.len, eof, &hint, &rec, &len, &next);
+			start = (size_t)(next - buf.p);
+			if (r == 0)
+				break;
+			dx_scan_item it = { .file = file, .offset = base + (uint64_t)(rec - buf.p),
+			                    .length = len, .rec = rec };
+			if (r < 0) {
+				it.bad = DX_EFORMAT;
+				it.why = "unterminated record at the end of the file";
+				start = buf.len;
+			} else {
+				if (s->complete && (rc = complete_params(s, path, rec, len, it.offset, err)) < 0)
+					goto out;
+				scratch.len = 0;
+				it.bad = ops->id(s->pm, rec, len, &scratch, &it.id, &it.id_len, &it.why);
+			}
+			if ((rc = s->on_record(s->ctx, &it, err)) < 0)
+				goto out;
+		}
 	}
 out:
-	if (map)
-		munmap((void *)map, size);
-	if (fd >= 0)
-		close(fd);
+	dx__buf_free(&buf);
+	dx__buf_free(&scratch);
+	close(fd);
 	return rc;
 }
