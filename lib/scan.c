@@ -99,6 +99,10 @@ int dx__scan_file(dx_scan *s, const char *path, uint32_t file, dx_err *err)
 	size_t start = 0;       /* where the unconsumed bytes start in buf */
 	size_t hint = 0;        /* bytes after start already searched in vain */
 	int eof = 0, first = 1;
+	if (dx__buf_reserve(&buf, READ_SIZE) < 0) {
+		rc = dx__fail_nomem(err);
+		goto out;
+	}
 	while (!eof) {
 		/* Drop what was consumed; grow only for a record larger than the buffer. */
 		memmove(buf.p, buf.p + start, buf.len - start);
