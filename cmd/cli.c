@@ -73,6 +73,25 @@ int cli_parse_u64(const char *s, uint64_t *v)
 	return 0;
 }
 
+int cli_parse_size(const char *s, uint64_t *v)
+{
+	char num[32];
+	size_t n = strlen(s);
+	unsigned shift = 0;
+	if (n && strchr("KMG", s[n - 1])) {
+		shift = s[n - 1] == 'K' ? 10 : s[n - 1] == 'M' ? 20 : 30;
+		n--;
+	}
+	if (n == 0 || n >= sizeof num)
+		return -1;
+	memcpy(num, s, n);
+	num[n] = '\0';
+	if (cli_parse_u64(num, v) < 0 || *v > (UINT64_MAX >> shift))
+		return -1;
+	*v <<= shift;
+	return 0;
+}
+
 double cli_now(void)
 {
 	struct timespec ts;

@@ -38,6 +38,8 @@ void cli_output_error(const char *cmd, int sys) __attribute__((cold));
 
 /* Parses a non-negative decimal integer, all of s; 0 or -1. */
 int cli_parse_u64(const char *s, uint64_t *v);
+/* The same with an optional K, M or G suffix (powers of 1024). */
+int cli_parse_size(const char *s, uint64_t *v);
 
 /* SIGINT and SIGTERM set a flag instead of killing the process, so that
  * long work can stop cleanly (the only global state, in main.c). */

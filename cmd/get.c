@@ -24,9 +24,12 @@ static const char usage[] =
 	"      --seed S             seed for --random (default: 0)\n"
 	"      --missing POLICY     warn or skip: what to do with an id not in the corpus\n"
 	"                           (default: warn, and exit with status 1 at the end)\n"
+	"      --batch N            look up to N ids together, among those given or\n"
+	"                           already waiting on stdin: a gzip corpus decompresses\n"
+	"                           each stretch once per batch (default: 1024)\n"
 	"  -h, --help               show this help\n";
 
-enum { OPT_FIELD = 256, OPT_FORMAT, OPT_POSITION, OPT_RANDOM, OPT_SEED, OPT_MISSING };
+enum { OPT_FIELD = 256, OPT_FORMAT, OPT_POSITION, OPT_RANDOM, OPT_SEED, OPT_MISSING, OPT_BATCH };
 
 static const struct option options[] = {
 	{ "field", required_argument, NULL, OPT_FIELD },
@@ -35,11 +38,20 @@ static const struct option options[] = {
 	{ "random", required_argument, NULL, OPT_RANDOM },
 	{ "seed", required_argument, NULL, OPT_SEED },
 	{ "missing", required_argument, NULL, OPT_MISSING },
+	{ "batch", required_argument, NULL, OPT_BATCH },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
 
 enum { FMT_RAW, FMT_TSV, FMT_JSONL };
+
+/* An id or position as it came, and what it resolved to. */
+typedef struct item {
+	const char *s;       /* the id or position text; NULL for a drawn position */
+	size_t n;
+	uint64_t pos;
+	enum { FOUND, MISSING, BEYOND, NOT_A_POSITION } state;
+} item;
 
 typedef struct getter {
 	dx_corpus *c;
@@ -51,6 +63,11 @@ typedef struct getter {
 	int status;          /* EXIT_FAIL once an id was not found */
 	int stop;            /* output closed, or an error that ends the command */
 	dx_err err;
+	size_t batch;
+	item *items;         /* the batch being gathered */
+	size_t nitems;
+	uint64_t *pos;       /* the positions found, for dx_corpus_records */
+	dx_record *recs;
 } getter;
 
 static void fail(getter *g)
@@ -60,20 +77,13 @@ static void fail(getter *g)
 	g->stop = 1;
 }
 
-/* Prints record pos; id is the id it was asked by, or NULL to look it up. */
-static void emit(getter *g, uint64_t pos, const char *id, size_t idlen)
+/* Prints a record; id is the id it was asked by, or NULL to look it up. */
+static void emit(getter *g, const dx_record *rec, const char *id, size_t idlen)
 {
-	dx_record rec;
-	const char *text;
-	size_t len;
-	if (dx_corpus_record(g->c, pos, &rec, &g->err) < 0) {
-		fail(g);
-		return;
-	}
-	text = rec.data;
-	len = rec.len;
-	if ((g->fields && dx_corpus_fields(g->c, g->fields, &rec, &text, &len, &g->err) < 0) ||
-	    (g->format != FMT_RAW && !id && dx_corpus_id(g->c, pos, &id, &idlen, &g->err) < 0)) {
+	const char *text = rec->data;
+	size_t len = rec->len;
+	if ((g->fields && dx_corpus_fields(g->c, g->fields, rec, &text, &len, &g->err) < 0) ||
+	    (g->format != FMT_RAW && !id && dx_corpus_id(g->c, rec->pos, &id, &idlen, &g->err) < 0)) {
 		fail(g);
 		return;
 	}
@@ -89,55 +99,74 @@ static void emit(getter *g, uint64_t pos, const char *id, size_t idlen)
 		    out_write(&g->o, "}\n", 2);
 		break;
 	default:
-		/* The raw record lies in the mapped corpus: no copy of ours. */
-		r = (text == rec.data ? out_write_ref(&g->o, text, len) : out_write(&g->o, text, len)) ||
+		/* A raw record in a mapped corpus is handed over, not copied. */
+		r = (text == rec->data && rec->stable ? out_write_ref(&g->o, text, len)
+		                                      : out_write(&g->o, text, len)) ||
 		    out_char(&g->o, '\n');
 	}
 	if (r)
 		g->stop = 1;
 }
 
-static void missing(getter *g, const char *what, const char *s, size_t n)
+static void report(getter *g, const item *it)
 {
-	if (g->skip_missing)
+	static const char *const what[] = {
+		[MISSING] = "id not found",
+		[BEYOND] = "position beyond the last record",
+		[NOT_A_POSITION] = "not a position",
+	};
+	if (g->skip_missing && it->state != NOT_A_POSITION)
 		return;
-	fprintf(stderr, "docdex get: %s: '%.*s'\n", what, (int)(n > 4096 ? 4096 : n), s);
+	size_t n = it->n > 4096 ? 4096 : it->n;
+	fprintf(stderr, "docdex get: %s: '%.*s'\n", what[it->state], (int)n, it->s);
 	g->status = EXIT_FAIL;
 }
 
-/* One id or position, as it came. */
-static void one(getter *g, const char *s, size_t n)
+/* Resolves the batch, reads its records together, prints them in order. */
+static void flush(getter *g)
 {
-	uint64_t pos;
-	if (n == 0)
-		return; /* an empty line asks for nothing, id or position */
-	if (g->by_position) {
-		char num[24];
-		if (n >= sizeof num) {
-			fprintf(stderr, "docdex get: not a position: '%.*s'\n", (int)(n > 64 ? 64 : n), s);
-			g->status = EXIT_FAIL;
-			return;
+	size_t found = 0;
+	for (size_t i = 0; i < g->nitems && !g->stop; i++) {
+		item *it = &g->items[i];
+		if (it->s && g->by_position) {
+			char num[24];
+			uint64_t v = 0;
+			it->state = NOT_A_POSITION;
+			if (it->n < sizeof num) {
+				memcpy(num, it->s, it->n);
+				num[it->n] = '\0';
+				if (cli_parse_u64(num, &v) == 0)
+					it->state = v < dx_corpus_count(g->c) ? FOUND : BEYOND;
+				it->pos = v;
+			}
+		} else if (it->s) {
+			int r = dx_corpus_find(g->c, it->s, it->n, &it->pos, &g->err);
+			if (r < 0)
+				fail(g);
+			it->state = r == 1 ? FOUND : MISSING;
 		}
-		memcpy(num, s, n);
-		num[n] = '\0';
-		if (cli_parse_u64(num, &pos) < 0) {
-			fprintf(stderr, "docdex get: not a position: '%s'\n", num);
-			g->status = EXIT_FAIL;
-			return;
-		}
-		if (pos >= dx_corpus_count(g->c))
-			missing(g, "position beyond the last record", s, n);
-		else
-			emit(g, pos, NULL, 0);
-		return;
+		if (it->state == FOUND)
+			g->pos[found++] = it->pos;
 	}
-	int r = dx_corpus_find(g->c, s, n, &pos, &g->err);
-	if (r < 0)
+	if (!g->stop && dx_corpus_records(g->c, g->pos, found, g->recs, &g->err) < 0)
 		fail(g);
-	else if (r == 0)
-		missing(g, "id not found", s, n);
-	else
-		emit(g, pos, s, n);
+	for (size_t i = 0, j = 0; i < g->nitems && !g->stop; i++) {
+		const item *it = &g->items[i];
+		if (it->state != FOUND)
+			report(g, it);
+		else
+			emit(g, &g->recs[j++], g->by_position ? NULL : it->s, it->n);
+	}
+	g->nitems = 0;
+}
+
+static void add(getter *g, const char *s, size_t n, uint64_t pos)
+{
+	if (s && n == 0)
+		return; /* an empty line asks for nothing, id or position */
+	g->items[g->nitems++] = (item){ .s = s, .n = n, .pos = pos, .state = FOUND };
+	if (g->nitems == g->batch)
+		flush(g);
 }
 
 static void from_stdin(getter *g)
@@ -152,8 +181,14 @@ static void from_stdin(getter *g)
 		g->stop = 1;
 		return;
 	}
-	while (!g->stop && (r = lines_next(&l, &s, &n)) == 1)
-		one(g, s, n);
+	/* A batch is what stdin already holds: never wait for more ids before
+	 * answering those that came, so that get can serve a conversation. */
+	while (!g->stop && (r = lines_next(&l, &s, &n)) == 1) {
+		add(g, s, n, 0);
+		if (!lines_ready(&l))
+			flush(g);
+	}
+	flush(g);
 	if (!g->stop && r < 0) {
 		dx_err e = { .sys = errno };
 		snprintf(e.what, sizeof e.what, "cannot read ids");
@@ -164,7 +199,7 @@ static void from_stdin(getter *g)
 	lines_close(&l);
 }
 
-static int draw(getter *g, uint64_t n, uint64_t seed)
+static void draw(getter *g, uint64_t n, uint64_t seed)
 {
 	uint64_t count = dx_corpus_count(g->c);
 	if (n > count) {
@@ -172,20 +207,21 @@ static int draw(getter *g, uint64_t n, uint64_t seed)
 		snprintf(what, sizeof what, "cannot draw %llu distinct documents from %llu records",
 		         (unsigned long long)n, (unsigned long long)count);
 		cli_error("get", what, NULL);
-		return EXIT_FAIL;
+		g->status = EXIT_FAIL;
+		return;
 	}
 	dx_perm p;
 	dx_perm_init(&p, count, seed);
 	for (uint64_t i = 0; i < n && !g->stop; i++)
-		emit(g, dx_perm_at(&p, i), NULL, 0);
-	return g->status;
+		add(g, NULL, 0, dx_perm_at(&p, i));
+	flush(g);
 }
 
 int cmd_get(int argc, char **argv)
 {
-	getter g = { .format = FMT_RAW };
+	getter g = { .format = FMT_RAW, .batch = 1024 };
 	const char *field = NULL;
-	uint64_t nrandom = 0, seed = 0;
+	uint64_t nrandom = 0, seed = 0, v;
 	int random = 0, c;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, ":h", options, NULL)) != -1) {
@@ -223,6 +259,11 @@ int cmd_get(int argc, char **argv)
 			else
 				return cli_usage_error("get", "bad --missing, give warn or skip", optarg);
 			break;
+		case OPT_BATCH:
+			if (cli_parse_u64(optarg, &v) < 0 || v == 0 || v > (1u << 20))
+				return cli_usage_error("get", "bad --batch, give 1 to 1048576 ids", optarg);
+			g.batch = (size_t)v;
+			break;
 		case 'h':
 			fputs(usage, stdout);
 			return EXIT_OK;
@@ -245,25 +286,34 @@ int cmd_get(int argc, char **argv)
 		dx_corpus_close(g.c);
 		return EXIT_USAGE;
 	}
-	if (out_open(&g.o, STDOUT_FILENO) < 0) {
+	g.items = malloc(g.batch * sizeof *g.items);
+	g.pos = malloc(g.batch * sizeof *g.pos);
+	g.recs = malloc(g.batch * sizeof *g.recs);
+	if (!g.items || !g.pos || !g.recs || out_open(&g.o, STDOUT_FILENO) < 0) {
 		cli_error("get", "out of memory", NULL);
 		g.status = EXIT_FAIL;
 	} else if (random) {
-		g.status = draw(&g, nrandom, seed);
+		draw(&g, nrandom, seed);
 	} else if (optind == argc) {
 		from_stdin(&g);
 	} else {
 		for (int i = optind; i < argc && !g.stop; i++) {
-			if (strcmp(argv[i], "-") == 0)
+			if (strcmp(argv[i], "-") == 0) {
+				flush(&g);
 				from_stdin(&g);
-			else
-				one(&g, argv[i], strlen(argv[i]));
+			} else {
+				add(&g, argv[i], strlen(argv[i]), 0);
+			}
 		}
+		flush(&g);
 	}
 	if (g.o.buf && out_close(&g.o) < 0) {
 		cli_output_error("get", g.o.error);
 		g.status = EXIT_FAIL;
 	}
+	free(g.items);
+	free(g.pos);
+	free(g.recs);
 	dx_fields_free(g.fields);
 	dx_corpus_close(g.c);
 	return g.status;

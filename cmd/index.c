@@ -11,11 +11,12 @@
 
 static const char usage[] =
 	"usage: docdex index [options] FILE...\n"
+	"       docdex index --bgzf OUT.gz [options] FILE\n"
 	"       docdex index --stats CORPUS_OR_INDEX\n"
 	"       docdex index --verify CORPUS_OR_INDEX\n"
 	"\n"
-	"Scan corpus files (TSV, JSONL or TREC) and write an index of their records,\n"
-	"FILE.ddx beside a single file, or the path given with -o.\n"
+	"Scan corpus files (TSV, JSONL or TREC; plain or gzip) and write an index of\n"
+	"their records, FILE.ddx beside a single file, or the path given with -o.\n"
 	"\n"
 	"  -o, --output PATH        where to write the index (needed for several files)\n"
 	"      --format FORMAT      auto, tsv, jsonl or trec (default: auto, from the content)\n"
@@ -28,6 +29,11 @@ static const char usage[] =
 	"      --duplicates POLICY  error, first or last: what to do with an id found on\n"
 	"                           two records (default: error)\n"
 	"      --skip-bad           skip records without an id instead of failing\n"
+	"      --span SIZE          gzip: uncompressed bytes between access points\n"
+	"                           (K, M or G suffix; default: 1M, at least 64K)\n"
+	"      --bgzf OUT.gz        rewrite FILE as BGZF (gzip in blocks of 64 KiB that end\n"
+	"                           at records) into OUT.gz, then index that\n"
+	"      --level N            BGZF: zlib compression level, 1 to 9 (default: 9)\n"
 	"      --stats              print what an index holds, as TAB-separated lines\n"
 	"      --verify             check every section's checksum, then re-read the\n"
 	"                           corpus and check every record against the index\n"
@@ -35,7 +41,7 @@ static const char usage[] =
 	"  -h, --help               show this help\n";
 
 enum { OPT_FORMAT = 256, OPT_ID_COLUMN, OPT_ID_FIELD, OPT_COLUMNS, OPT_DUPLICATES, OPT_SKIP_BAD,
-       OPT_STATS, OPT_VERIFY };
+       OPT_STATS, OPT_VERIFY, OPT_SPAN, OPT_BGZF, OPT_LEVEL };
 
 static const struct option options[] = {
 	{ "output", required_argument, NULL, 'o' },
@@ -45,6 +51,9 @@ static const struct option options[] = {
 	{ "columns", required_argument, NULL, OPT_COLUMNS },
 	{ "duplicates", required_argument, NULL, OPT_DUPLICATES },
 	{ "skip-bad", no_argument, NULL, OPT_SKIP_BAD },
+	{ "span", required_argument, NULL, OPT_SPAN },
+	{ "bgzf", required_argument, NULL, OPT_BGZF },
+	{ "level", required_argument, NULL, OPT_LEVEL },
 	{ "stats", no_argument, NULL, OPT_STATS },
 	{ "verify", no_argument, NULL, OPT_VERIFY },
 	{ "quiet", no_argument, NULL, 'q' },
@@ -54,6 +63,8 @@ static const struct option options[] = {
 
 typedef struct index_args {
 	const char *output;
+	const char *bgzf;
+	int level;
 	dx_build_opts build;
 	int stats, verify, quiet;
 } index_args;
@@ -108,9 +119,11 @@ static int show_stats(const char *arg)
 		dx_source_info si;
 		if (dx_index_get_source(ix, i, &si) < 0)
 			continue;
-		n = snprintf(line, sizeof line, "source\t%s\t%llu\t%llu\t%llu\t%s\n", si.path,
-		             (unsigned long long)si.size, (unsigned long long)si.first_record,
-		             (unsigned long long)si.records, source_state(ix, i));
+		n = snprintf(line, sizeof line, "source\t%s\t%llu\t%llu\t%llu\t%s\t%s\t%llu\t%llu\t%llu\n",
+		             si.path, (unsigned long long)si.size, (unsigned long long)si.first_record,
+		             (unsigned long long)si.records, source_state(ix, i), dx_source_kind_name(si.kind),
+		             (unsigned long long)si.usize, (unsigned long long)si.points,
+		             (unsigned long long)si.window_bytes);
 		out_write(&o, line, (size_t)n);
 	}
 	for (uint32_t i = 0; i < dx_index_sections(ix); i++) {
@@ -166,6 +179,30 @@ static int verify(const char *arg, int quiet)
 	return EXIT_OK;
 }
 
+/* --bgzf: the corpus rewritten in blocks, to be indexed next. */
+static int rewrite_bgzf(index_args *a, const char *file)
+{
+	if (strcmp(a->bgzf, file) == 0)
+		return cli_usage_error("index", "--bgzf would overwrite its input", file);
+	progress p;
+	progress_init(&p, "rewriting as BGZF", a->quiet);
+	dx_build_opts opts = a->build;
+	opts.progress = progress_update;
+	opts.progress_ctx = &p;
+	dx_bgzf_report rep;
+	dx_err err = { 0 };
+	cli_catch_signals();
+	int rc = dx_bgzf_write(file, a->bgzf, &opts, a->level ? a->level : 9, &rep, &err);
+	progress_done(&p, NULL);
+	if (rc < 0) {
+		cli_lib_error("index", &err);
+		return rc == DX_ECANCELED ? EXIT_INTERRUPTED : EXIT_FAIL;
+	}
+	if (rep.warning[0])
+		cli_error("index", rep.warning, rep.warning_file);
+	return EXIT_OK;
+}
+
 static int build(const index_args *a, int nfiles, char **files)
 {
 	char out_path[4096];
@@ -193,6 +230,8 @@ static int build(const index_args *a, int nfiles, char **files)
 	         cli_bytes(rep.index_size, isz, sizeof isz));
 	progress_done(&p, summary);
 	/* What was left out is worth a line even without a terminal. */
+	if (rep.warning[0])
+		cli_error("index", rep.warning, rep.warning_file);
 	if (rep.skipped) {
 		char what[128];
 		snprintf(what, sizeof what, "skipped %llu records without an id, the first at",
@@ -250,6 +289,19 @@ int cmd_index(int argc, char **argv)
 		case OPT_SKIP_BAD:
 			a.build.skip_bad = 1;
 			break;
+		case OPT_BGZF:
+			a.bgzf = optarg;
+			break;
+		case OPT_LEVEL:
+			if (cli_parse_u64(optarg, &v) < 0 || v < 1 || v > 9)
+				return cli_usage_error("index", "bad --level, give 1 to 9", optarg);
+			a.level = (int)v;
+			break;
+		case OPT_SPAN:
+			if (cli_parse_size(optarg, &v) < 0 || v < DX_MIN_SPAN)
+				return cli_usage_error("index", "bad --span, give a size of at least 64K", optarg);
+			a.build.span = v;
+			break;
 		case OPT_STATS:
 			a.stats = 1;
 			break;
@@ -278,10 +330,18 @@ int cmd_index(int argc, char **argv)
 			rc = verify(files[0], a.quiet);
 		return rc;
 	}
+	if (a.bgzf && nfiles != 1)
+		return cli_usage_error("index", "--bgzf rewrites one file", NULL);
 	if (nfiles > 1 && !a.output)
 		return cli_usage_error("index", "several files need -o PATH for the index", NULL);
 	for (int i = 0; i < nfiles; i++)
 		if (strcmp(files[i], "-") == 0)
 			return cli_usage_error("index", "cannot index stdin, give a file", "-");
+	if (a.bgzf) {
+		int rc = rewrite_bgzf(&a, files[0]);
+		if (rc != EXIT_OK)
+			return rc;
+		files = (char **)&a.bgzf;
+	}
 	return build(&a, nfiles, files);
 }

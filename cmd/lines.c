@@ -21,6 +21,12 @@ void lines_close(lines *l)
 	l->buf = NULL;
 }
 
+int lines_ready(const lines *l)
+{
+	size_t have = l->len - l->start;
+	return memchr(l->buf + l->start, '\n', have) != NULL || (l->eof && have);
+}
+
 int lines_next(lines *l, const char **line, size_t *len)
 {
 	size_t searched = 0;

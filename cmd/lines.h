@@ -16,7 +16,11 @@ int lines_open(lines *l, int fd);
 void lines_close(lines *l);
 
 /* The next line without its LF or CRLF: 1, 0 at the end, -1 on a read
- * error (errno).  The line stays valid until the next call. */
+ * error (errno).  The line stays valid until a call that has to read. */
 int lines_next(lines *l, const char **line, size_t *len);
+
+/* Whether the next line is already in the buffer, so that lines_next will
+ * not read (and earlier lines stay valid). */
+int lines_ready(const lines *l);
 
 #endif

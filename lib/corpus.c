@@ -18,13 +18,17 @@
 #include "err.h"
 #include "fileutil.h"
 #include "format.h"
+#include "gz.h"
 #include "index.h"
 #include "index_format.h"
 
 typedef struct csource {
 	char *path;           /* where it was found */
-	const char *map;
+	int kind;             /* DX_SOURCE_* */
+	const char *map;      /* plain: the file mapped */
 	uint64_t size;
+	int fd;               /* gzip: the file, read through gz */
+	dx_gzsrc *gz;
 } csource;
 
 struct dx_corpus {
@@ -34,6 +38,11 @@ struct dx_corpus {
 	csource *src;
 	uint32_t nsrc;
 	dx_buf scratch, join;
+	dx_buf arena;         /* decompressed records of a batch */
+	/* A batch's decompressed records in file order: where each goes in the
+	 * arena, and for which request. */
+	struct order { uint64_t file_off, len, arena_off; uint32_t file; size_t i; } *order;
+	size_t order_cap;
 };
 
 struct dx_fields {
@@ -123,6 +132,11 @@ int dx_index_check_source(dx_index *ix, uint32_t i, dx_err *err)
 	return 0;
 }
 
+static int check_windows(void *ctx, uint64_t off, uint64_t len, dx_err *err)
+{
+	return dx__index_check_windows(ctx, off, len, err);
+}
+
 static int open_source(dx_corpus *c, const char *dir, uint32_t i, dx_err *err)
 {
 	csource *s = &c->src[i];
@@ -132,6 +146,25 @@ static int open_source(dx_corpus *c, const char *dir, uint32_t i, dx_err *err)
 	/* open_checked found the file of the size indexed. */
 	dx_source_info si;
 	int rc = dx_index_get_source(c->ix, i, &si);
+	s->kind = si.kind;
+	if (si.kind != DX_SOURCE_PLAIN) {
+		const struct ddx_point *pts;
+		const unsigned char *windows;
+		uint64_t npts, wsize;
+		s->fd = fd;
+		if (dx__index_points(c->ix, i, &pts, &npts, &windows, &wsize, err) < 0)
+			return err->code;
+		if (!(s->gz = malloc(sizeof *s->gz)))
+			return dx__fail_nomem(err);
+		if (dx__gzsrc_open(s->gz, fd, s->path, si.size, si.usize, pts, npts, windows, wsize, err) < 0) {
+			free(s->gz);
+			s->gz = NULL;
+			return err->code;
+		}
+		s->gz->check = check_windows;
+		s->gz->check_ctx = c->ix;
+		return 0;
+	}
 	if ((s->size = si.size)) {
 		void *m = mmap(NULL, s->size, PROT_READ, MAP_SHARED, fd, 0);
 		if (m == MAP_FAILED)
@@ -172,6 +205,8 @@ dx_corpus *dx_corpus_open(const char *corpus_or_index, dx_err *err)
 		goto fail;
 	}
 	for (uint32_t i = 0; i < c->nsrc; i++)
+		c->src[i].fd = -1;
+	for (uint32_t i = 0; i < c->nsrc; i++)
 		if (open_source(c, dir, i, err) < 0)
 			goto fail;
 	free(dir);
@@ -187,10 +222,19 @@ void dx_corpus_close(dx_corpus *c)
 	if (!c)
 		return;
 	for (uint32_t i = 0; c->src && i < c->nsrc; i++) {
-		if (c->src[i].map)
-			munmap((void *)c->src[i].map, c->src[i].size);
-		free(c->src[i].path);
+		csource *s = &c->src[i];
+		if (s->map)
+			munmap((void *)s->map, s->size);
+		if (s->gz) {
+			dx__gzsrc_close(s->gz);
+			free(s->gz);
+		}
+		if (s->kind != DX_SOURCE_PLAIN && s->fd >= 0)
+			close(s->fd);
+		free(s->path);
 	}
+	free(c->order);
+	dx__buf_free(&c->arena);
 	free(c->src);
 	dx_index_close(c->ix);
 	dx__buf_free(&c->scratch);
@@ -213,6 +257,12 @@ const char *dx__corpus_source_path(const dx_corpus *c, uint32_t i)
 	return i < c->nsrc ? c->src[i].path : NULL;
 }
 
+void dx__corpus_restart(dx_corpus *c, uint32_t i)
+{
+	if (i < c->nsrc && c->src[i].gz)
+		c->src[i].gz->live = 0;
+}
+
 int dx_corpus_find(dx_corpus *c, const char *id, size_t len, uint64_t *pos, dx_err *err)
 {
 	return dx__index_find(c->ix, id, len, pos, err);
@@ -223,16 +273,82 @@ int dx_corpus_id(dx_corpus *c, uint64_t pos, const char **id, size_t *len, dx_er
 	return dx__index_id(c->ix, pos, id, len, err);
 }
 
+/* Where record pos lies: its file, and its offset and length there. */
+static int locate(dx_corpus *c, uint64_t pos, uint32_t *file, uint64_t *off, uint64_t *len, dx_err *err)
+{
+	return dx__index_record(c->ix, pos, file, off, len, err);
+}
+
+/* The bytes of a located record. */
+static int bytes_of(dx_corpus *c, uint32_t file, uint64_t off, uint64_t len, const char **data,
+                    dx_err *err)
+{
+	csource *s = &c->src[file];
+	if (s->gz)
+		return dx__gzsrc_read(s->gz, off, len, data, err);
+	*data = s->map ? s->map + off : "";
+	return 0;
+}
+
 int dx_corpus_record(dx_corpus *c, uint64_t pos, dx_record *rec, dx_err *err)
 {
 	uint32_t file;
 	uint64_t off, len;
-	int rc = dx__index_record(c->ix, pos, &file, &off, &len, err);
-	if (rc < 0)
-		return rc;
+	if (locate(c, pos, &file, &off, &len, err) < 0 || bytes_of(c, file, off, len, &rec->data, err) < 0)
+		return err->code;
 	rec->pos = pos;
-	rec->data = c->src[file].map ? c->src[file].map + off : "";
 	rec->len = (size_t)len;
+	rec->stable = c->src[file].gz == NULL;
+	return 0;
+}
+
+static int by_place(const void *a, const void *b)
+{
+	const struct order *x = a, *y = b;
+	if (x->file != y->file)
+		return x->file < y->file ? -1 : 1;
+	return x->file_off < y->file_off ? -1 : x->file_off > y->file_off;
+}
+
+int dx_corpus_records(dx_corpus *c, const uint64_t *pos, size_t n, dx_record *recs, dx_err *err)
+{
+	if (n > c->order_cap) {
+		struct order *o = realloc(c->order, n * sizeof *o);
+		if (!o)
+			return dx__fail_nomem(err);
+		c->order = o;
+		c->order_cap = n;
+	}
+	/* Decompressed records are copied into the arena in file order, then
+	 * pointed at once the arena has stopped moving. */
+	size_t m = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct order *o = &c->order[m];
+		if (locate(c, pos[i], &o->file, &o->file_off, &o->len, err) < 0)
+			return err->code;
+		recs[i] = (dx_record){ .pos = pos[i], .len = (size_t)o->len, .stable = 1 };
+		if (!c->src[o->file].gz) {
+			recs[i].data = c->src[o->file].map ? c->src[o->file].map + o->file_off : "";
+			continue;
+		}
+		o->i = i;
+		m++;
+	}
+	qsort(c->order, m, sizeof *c->order, by_place);
+	c->arena.len = 0;
+	for (size_t k = 0; k < m; k++) {
+		struct order *o = &c->order[k];
+		const char *data;
+		if (bytes_of(c, o->file, o->file_off, o->len, &data, err) < 0)
+			return err->code;
+		o->arena_off = c->arena.len;
+		if (dx__buf_add(&c->arena, data, o->len) < 0)
+			return dx__fail_nomem(err);
+	}
+	for (size_t k = 0; k < m; k++) {
+		recs[c->order[k].i].data = c->arena.p + c->order[k].arena_off;
+		recs[c->order[k].i].stable = 0;
+	}
 	return 0;
 }
 

@@ -7,4 +7,8 @@
 /* The path source i was opened at. */
 const char *dx__corpus_source_path(const dx_corpus *c, uint32_t i);
 
+/* Makes the next read of source i start from an access point rather than
+ * go on from the last one (so that --verify tries every point). */
+void dx__corpus_restart(dx_corpus *c, uint32_t i);
+
 #endif

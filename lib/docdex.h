@@ -82,9 +82,15 @@ typedef struct dx_build_opts {
 	                          them from the number of columns */
 	int duplicates;        /* DX_DUP_* */
 	int skip_bad;          /* skip and count records without an id */
+	uint64_t span;         /* gzip: uncompressed bytes between access points,
+	                          0 for DX_DEFAULT_SPAN */
 	dx_progress_fn progress;
 	void *progress_ctx;
 } dx_build_opts;
+
+/* The default distance between access points into a gzip file. */
+#define DX_DEFAULT_SPAN (1u << 20)
+#define DX_MIN_SPAN (1u << 16)
 
 typedef struct dx_build_report {
 	uint64_t records;      /* records in the index */
@@ -94,6 +100,9 @@ typedef struct dx_build_report {
 	int id_kind;           /* DX_ID_* chosen */
 	uint64_t index_size;   /* bytes of the index file written */
 	char first_skipped[512]; /* "FILE:LINE" of the first skipped record */
+	char warning[256];     /* something wrong that did not stop the build
+	                          (garbage after a gzip file's last member), or "" */
+	char warning_file[1024]; /* the file it concerns (the first such) */
 } dx_build_report;
 
 /*
@@ -105,6 +114,25 @@ typedef struct dx_build_report {
 DX_MUST_CHECK int dx_index_build(const char *const *files, size_t nfiles,
                                  const char *out_path, const dx_build_opts *opts,
                                  dx_build_report *report, dx_err *err);
+
+typedef struct dx_bgzf_report {
+	uint64_t records;      /* records found (blocks end at their boundaries) */
+	uint64_t blocks;       /* BGZF blocks written, the empty last one excepted */
+	uint64_t bytes_in;     /* uncompressed bytes */
+	uint64_t bytes_out;    /* bytes of the BGZF file */
+	char warning[256];     /* as in dx_build_report */
+	char warning_file[1024];
+} dx_bgzf_report;
+
+/*
+ * Rewrites a corpus file (plain or gzip) as BGZF at out_path, through a
+ * temporary file: gzip members of at most 64 KiB with the BC extra field,
+ * ending at record boundaries wherever a record fits in one.  Records are
+ * found with the format and id options of opts (progress too); level is
+ * zlib's, 0 to 9, or -1 for its default.  Returns 0 or a DX_E* code.
+ */
+DX_MUST_CHECK int dx_bgzf_write(const char *in_path, const char *out_path, const dx_build_opts *opts,
+                                int level, dx_bgzf_report *rep, dx_err *err);
 
 /* ---- opening an index and its corpus ------------------------------------ */
 
@@ -144,6 +172,10 @@ void dx_index_get_info(const dx_index *ix, dx_index_info *info);
 typedef struct dx_source_info {
 	const char *path;     /* as stored: relative to the index's directory */
 	const char *abs_path; /* absolute path at build time */
+	int kind;             /* DX_SOURCE_* */
+	uint64_t usize;       /* uncompressed size */
+	uint64_t points;      /* gzip: its access points */
+	uint64_t window_bytes; /* gzip: the compressed bytes of their windows */
 	uint64_t size;
 	int64_t mtime_sec;
 	uint32_t mtime_nsec;
@@ -151,6 +183,10 @@ typedef struct dx_source_info {
 	uint64_t first_record;
 	uint64_t records;
 } dx_source_info;
+
+/* What a corpus file is. */
+enum { DX_SOURCE_PLAIN = 1, DX_SOURCE_GZIP = 2, DX_SOURCE_BGZF = 3 };
+const char *dx_source_kind_name(int kind);
 
 /* Fills info for source i (0 <= i < sources). Returns 0 or DX_EINVAL. */
 int dx_index_get_source(const dx_index *ix, uint32_t i, dx_source_info *info);
@@ -193,12 +229,24 @@ DX_MUST_CHECK int dx_corpus_find(dx_corpus *c, const char *id, size_t len,
 
 typedef struct dx_record {
 	uint64_t pos;         /* 0-based position in corpus order */
-	const char *data;     /* the raw record, valid until the corpus is closed */
+	const char *data;     /* the raw record */
 	size_t len;
+	int stable;           /* data stays valid until the corpus is closed (a
+	                         plain file's mapping); else until the next call
+	                         that reads records (decompressed bytes) */
 } dx_record;
 
 /* Reads record pos (0 <= pos < count). */
 DX_MUST_CHECK int dx_corpus_record(dx_corpus *c, uint64_t pos, dx_record *rec, dx_err *err);
+
+/*
+ * Reads n records at once, recs[i] for pos[i].  Records of gzip sources are
+ * decompressed in file order, so that a stretch shared by several of them
+ * is decompressed once; their bytes stay valid until the next call that
+ * reads records.
+ */
+DX_MUST_CHECK int dx_corpus_records(dx_corpus *c, const uint64_t *pos, size_t n, dx_record *recs,
+                                    dx_err *err);
 
 /* The id of record pos, valid until the next call on c.  A record whose id
  * another record took (--duplicates first|last) still has its own id. */

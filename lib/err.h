@@ -2,6 +2,8 @@
 #ifndef DX_ERR_H
 #define DX_ERR_H
 
+#include <errno.h>
+
 #include "docdex.h"
 
 /*

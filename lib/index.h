@@ -5,6 +5,7 @@
 #include <stdint.h>
 
 #include "docdex.h"
+#include "index_format.h"
 #include "params.h"
 
 const char *dx__index_path(const dx_index *ix);
@@ -17,6 +18,12 @@ int dx__index_record(dx_index *ix, uint64_t pos, uint32_t *file, uint64_t *off, 
 
 /* The id of record pos, valid until the next call on ix. */
 int dx__index_id(dx_index *ix, uint64_t pos, const char **id, size_t *len, dx_err *err);
+
+/* The access points of gzip source src (checked), and the windows section. */
+int dx__index_points(dx_index *ix, uint32_t src, const struct ddx_point **pts, uint64_t *n,
+                     const unsigned char **windows, uint64_t *windows_size, dx_err *err);
+/* Checks the chunks of the windows section that [off, off + len) covers. */
+int dx__index_check_windows(dx_index *ix, uint64_t off, uint64_t len, dx_err *err);
 
 /* 1 with *pos when a record has this id, 0 when none has, or an error. */
 int dx__index_find(dx_index *ix, const char *id, size_t len, uint64_t *pos, dx_err *err);

@@ -11,9 +11,10 @@
 #include <stdint.h>
 
 #include "crc.h"
+#include "docdex.h"
 
 #define DDX_MAGIC "\x89" "DDX\r\n\x1a\n"  /* 8 bytes; CR/LF catch text-mode copies */
-#define DDX_VERSION 1
+#define DDX_VERSION 2
 #define DDX_BYTE_ORDER 0x01020304u
 #define DDX_ALIGN 64
 #define DDX_CHUNK_SHIFT 16                 /* 64 KiB chunks, each with a CRC32 */
@@ -37,7 +38,9 @@ enum ddx_section_type {
 	DDX_SEC_IDCHECK = 6,  /* hash ids: uint64_t pool offset of records 0, 16, 32, ... */
 	DDX_SEC_IDHASH = 7,   /* hash ids: uint32_t slots, see struct ddx_header.record_bits */
 	DDX_SEC_CHUNKCRC = 8, /* uint32_t CRC32 of every 64 KiB chunk of every other section */
-	DDX_SEC_MAX = 8
+	DDX_SEC_POINTS = 9,   /* struct ddx_point[], where to start decompressing gzip sources */
+	DDX_SEC_WINDOWS = 10, /* the compressed windows of the access points */
+	DDX_SEC_MAX = 10
 };
 
 struct ddx_header {
@@ -68,23 +71,47 @@ struct ddx_section {
 };
 
 struct ddx_source {
-	uint64_t size;
+	uint64_t size;          /* of the file as it is on disk */
 	int64_t mtime_sec;
 	uint32_t mtime_nsec;
-	uint32_t kind;          /* 1: plain file */
+	uint32_t kind;          /* DX_SOURCE_*: plain, gzip, BGZF */
 	uint64_t fingerprint;
 	uint64_t first_record;
 	uint64_t nrecords;
 	uint32_t path_off, path_len;  /* relative to the index's directory */
 	uint32_t abs_off, abs_len;    /* absolute at build time */
+	uint64_t usize;         /* of its uncompressed content (size for a plain file) */
+	uint64_t first_point;   /* its access points in DDX_SEC_POINTS */
+	uint64_t npoints;
+	uint64_t reserved;
 };
+
+/*
+ * An access point of a gzip source: decompression can start at uncompressed
+ * offset uoff from compressed byte coff.  A point at the start of a gzip
+ * member (DDX_POINT_MEMBER) reads the member from its header.  Any other
+ * sits at a deflate block boundary: the bits unused of byte coff - 1 are
+ * fed in first, and its window (the output before it that later matches
+ * refer to, other bytes zero) preset as dictionary.
+ */
+struct ddx_point {
+	uint64_t uoff;
+	uint64_t coff;
+	uint64_t window_off;    /* in DDX_SEC_WINDOWS: raw deflate of the window */
+	uint32_t window_clen;   /* its compressed length */
+	uint16_t window_len;    /* its uncompressed length, at most DDX_WINDOW */
+	uint8_t bits;           /* unused bits of byte coff - 1, 0 to 7 */
+	uint8_t flags;          /* DDX_POINT_* */
+};
+
+#define DDX_POINT_MEMBER 1
+#define DDX_WINDOW 32768
 
 struct ddx_longrec {
 	uint64_t record;
 	uint64_t length;
 };
 
-#define DDX_SOURCE_PLAIN 1
 
 /* The header's CRC: of the header with header_crc as 0, then the table. */
 static inline uint32_t ddx_header_crc(const struct ddx_header *h, const void *table, uint64_t len)
@@ -96,6 +123,7 @@ static inline uint32_t ddx_header_crc(const struct ddx_header *h, const void *ta
 
 _Static_assert(sizeof(struct ddx_header) == 80, "header layout");
 _Static_assert(sizeof(struct ddx_section) == 32, "section layout");
-_Static_assert(sizeof(struct ddx_source) == 64, "source layout");
+_Static_assert(sizeof(struct ddx_source) == 96, "source layout");
+_Static_assert(sizeof(struct ddx_point) == 32, "point layout");
 
 #endif

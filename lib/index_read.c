@@ -30,6 +30,7 @@ static const char *const section_names[DDX_SEC_MAX + 1] = {
 	[DDX_SEC_PARAMS] = "params",    [DDX_SEC_SOURCES] = "sources", [DDX_SEC_RECORDS] = "records",
 	[DDX_SEC_LONGREC] = "long-records", [DDX_SEC_IDPOOL] = "id-pool", [DDX_SEC_IDCHECK] = "id-checkpoints",
 	[DDX_SEC_IDHASH] = "id-hash",   [DDX_SEC_CHUNKCRC] = "chunk-crcs",
+	[DDX_SEC_POINTS] = "access-points", [DDX_SEC_WINDOWS] = "windows",
 };
 
 typedef struct sec {
@@ -189,6 +190,9 @@ static int check_shapes(dx_index *ix, dx_err *err)
 	} else if (ix->n && h->id_base > UINT64_MAX - ix->n) {
 		return damaged(ix, err, "bad header fields");
 	}
+	if (s[DDX_SEC_POINTS].present != s[DDX_SEC_WINDOWS].present ||
+	    s[DDX_SEC_POINTS].size % sizeof(struct ddx_point))
+		return damaged(ix, err, "bad access point sections");
 	ix->slot_tagmask = dx__slot_tag_mask(h->record_bits);
 	ix->slot_recmask = dx__slot_rec_mask(h->record_bits);
 	return 0;
@@ -211,7 +215,15 @@ static int load_sources(dx_index *ix, dx_err *err)
 		    (uint64_t)e->abs_off + e->abs_len >= ix->strings_len ||
 		    ix->strings[e->path_off + e->path_len] != '\0' || ix->strings[e->abs_off + e->abs_len] != '\0' ||
 		    e->path_len == 0 || e->first_record != next || e->nrecords > ix->n - next ||
-		    e->kind != DDX_SOURCE_PLAIN || e->mtime_nsec >= 1000000000u)
+		    e->mtime_nsec >= 1000000000u)
+			return damaged(ix, err, "bad sources section");
+		/* A plain file is its own content; a gzip one has access points, the
+		 * first at its start, within the points section. */
+		uint64_t npts = ix->s[DDX_SEC_POINTS].size / sizeof(struct ddx_point);
+		if (e->kind == DX_SOURCE_PLAIN ? e->usize != e->size || e->npoints
+		    : (e->kind != DX_SOURCE_GZIP && e->kind != DX_SOURCE_BGZF) ||
+		      e->first_point > npts || e->npoints > npts - e->first_point ||
+		      (e->usize && !e->npoints))
 			return damaged(ix, err, "bad sources section");
 		next += e->nrecords;
 	}
@@ -358,9 +370,20 @@ int dx_index_get_source(const dx_index *ix, uint32_t i, dx_source_info *info)
 	if (i >= ix->h->nsources)
 		return DX_EINVAL;
 	const struct ddx_source *e = &ix->src[i];
+	uint64_t wbytes = 0;
+	/* The windows of a source's points lie one after another. */
+	if (e->npoints) {
+		const struct ddx_point *p = (const void *)ix->s[DDX_SEC_POINTS].p;
+		const struct ddx_point *a = &p[e->first_point], *z = &p[e->first_point + e->npoints - 1];
+		wbytes = z->window_off + z->window_clen - a->window_off;
+	}
 	*info = (dx_source_info){
 		.path = ix->strings + e->path_off,
 		.abs_path = ix->strings + e->abs_off,
+		.kind = (int)e->kind,
+		.usize = e->usize,
+		.points = e->npoints,
+		.window_bytes = wbytes,
 		.size = e->size,
 		.mtime_sec = e->mtime_sec,
 		.mtime_nsec = e->mtime_nsec,
@@ -384,6 +407,29 @@ int dx_index_get_section(const dx_index *ix, uint32_t i, dx_section_info *info)
 	info->offset = ix->table[i].offset;
 	info->size = ix->table[i].size;
 	return 0;
+}
+
+const char *dx_source_kind_name(int kind)
+{
+	return kind == DX_SOURCE_PLAIN ? "plain" : kind == DX_SOURCE_GZIP ? "gzip"
+	     : kind == DX_SOURCE_BGZF ? "bgzf" : "unknown";
+}
+
+int dx__index_points(dx_index *ix, uint32_t src, const struct ddx_point **pts, uint64_t *n,
+                     const unsigned char **windows, uint64_t *windows_size, dx_err *err)
+{
+	const struct ddx_source *e = &ix->src[src];
+	*pts = (const struct ddx_point *)ix->s[DDX_SEC_POINTS].p + e->first_point;
+	*n = e->npoints;
+	*windows = ix->s[DDX_SEC_WINDOWS].p;
+	*windows_size = ix->s[DDX_SEC_WINDOWS].size;
+	/* The points are checked now (a few per MiB); windows as they are used. */
+	return touch(ix, DDX_SEC_POINTS, e->first_point * sizeof **pts, e->npoints * sizeof **pts, err);
+}
+
+int dx__index_check_windows(dx_index *ix, uint64_t off, uint64_t len, dx_err *err)
+{
+	return touch(ix, DDX_SEC_WINDOWS, off, len, err);
 }
 
 const char *dx__index_path(const dx_index *ix)
@@ -437,7 +483,7 @@ int dx__index_record(dx_index *ix, uint64_t pos, uint32_t *file, uint64_t *off, 
 			hi = mid;
 	}
 	const struct ddx_source *e = &ix->src[lo];
-	if (*off > e->size || *len > e->size - *off)
+	if (*off > e->usize || *len > e->usize - *off)
 		return damaged(ix, err, "record beyond the end of its file");
 	*file = lo;
 	return 0;

@@ -29,6 +29,9 @@ typedef struct source {
 	char *abs;             /* realpath */
 	struct stat st;        /* at the start of the scan */
 	uint64_t first, count;
+	int kind;              /* DX_SOURCE_* */
+	uint64_t usize;
+	uint64_t first_point, npoints;
 } source;
 
 typedef struct builder {
@@ -38,6 +41,7 @@ typedef struct builder {
 	dx_buf recs;           /* uint64_t per record */
 	dx_buf longrecs;       /* struct ddx_longrec */
 	dx_buf pool, ckpt;     /* ids, and the pool offset of every 16th */
+	dx_buf points, windows; /* gzip sources' access points, all files */
 	uint64_t n;
 	/* Whether every id so far is a canonical integer counting up by one. */
 	int sequential;
@@ -197,9 +201,12 @@ static int build_sources(builder *b, const char *out_path, dx_buf *sec, dx_err *
 			.size = (uint64_t)s->st.st_size,
 			.mtime_sec = s->st.st_mtim.tv_sec,
 			.mtime_nsec = (uint32_t)s->st.st_mtim.tv_nsec,
-			.kind = DDX_SOURCE_PLAIN,
+			.kind = (uint32_t)s->kind,
 			.first_record = s->first,
 			.nrecords = s->count,
+			.usize = s->usize,
+			.first_point = s->first_point,
+			.npoints = s->npoints,
 		};
 		if (!rel) {
 			rc = dx__fail_nomem(err);
@@ -369,12 +376,36 @@ static int finish(builder *b, const char *out_path, dx_err *err)
 		secs[n++] = (section){ DDX_SEC_IDCHECK, b->ckpt.p, b->ckpt.len };
 		secs[n++] = (section){ DDX_SEC_IDPOOL, b->pool.p, b->pool.len };
 	}
+	if (b->points.len) {
+		secs[n++] = (section){ DDX_SEC_POINTS, b->points.p, b->points.len };
+		secs[n++] = (section){ DDX_SEC_WINDOWS, b->windows.p, b->windows.len };
+	}
 	rc = write_index(b, out_path, secs, n, kind, bits, err);
 out:
 	dx__buf_free(&params);
 	dx__buf_free(&sources);
 	dx__buf_free(&table);
 	return rc;
+}
+
+/* A scanned file's kind, size and access points join the index's. */
+static int take_points(builder *b, source *src, dx_scan *scan, dx_err *err)
+{
+	src->kind = scan->kind;
+	src->usize = scan->usize;
+	src->first_point = b->points.len / sizeof(struct ddx_point);
+	src->npoints = scan->points.len / sizeof(struct ddx_point);
+	struct ddx_point *p = (struct ddx_point *)scan->points.p;
+	for (uint64_t i = 0; i < src->npoints; i++)
+		p[i].window_off += b->windows.len;
+	if (dx__buf_add(&b->points, scan->points.p, scan->points.len) < 0 ||
+	    dx__buf_add(&b->windows, scan->windows.p, scan->windows.len) < 0)
+		return dx__fail_nomem(err);
+	if (scan->warning[0] && !b->rep->warning[0]) {
+		snprintf(b->rep->warning, sizeof b->rep->warning, "%s", scan->warning);
+		snprintf(b->rep->warning_file, sizeof b->rep->warning_file, "%s", src->path);
+	}
+	return 0;
 }
 
 int dx_index_build(const char *const *files, size_t nfiles, const char *out_path,
@@ -404,8 +435,13 @@ int dx_index_build(const char *const *files, size_t nfiles, const char *out_path
 		return dx__fail_nomem(err);
 	b.nsrc = nfiles;
 	dx_scan scan = { .pm = &b.pm, .detect = opts->format == DX_FMT_AUTO, .complete = 1,
+	                 .span = opts->span ? opts->span : DX_DEFAULT_SPAN,
 	                 .on_record = on_record, .ctx = &b,
 	                 .progress = opts->progress, .progress_ctx = opts->progress_ctx };
+	if (scan.span < DX_MIN_SPAN) {
+		free(b.src);
+		return dx__fail(err, DX_EINVAL, 0, "", "a span under 64 KiB");
+	}
 	for (size_t i = 0; i < nfiles; i++) {
 		b.src[i].path = files[i];
 		if (stat(files[i], &b.src[i].st) < 0) {
@@ -425,7 +461,8 @@ int dx_index_build(const char *const *files, size_t nfiles, const char *out_path
 	}
 	for (size_t i = 0; i < nfiles; i++) {
 		b.src[i].first = b.n;
-		if ((rc = dx__scan_file(&scan, files[i], (uint32_t)i, err)) < 0)
+		if ((rc = dx__scan_file(&scan, files[i], (uint32_t)i, err)) < 0 ||
+		    (rc = take_points(&b, &b.src[i], &scan, err)) < 0)
 			goto out;
 	}
 	if (b.pm.format == DX_FMT_AUTO) {
@@ -444,5 +481,9 @@ out:
 	dx__buf_free(&b.longrecs);
 	dx__buf_free(&b.pool);
 	dx__buf_free(&b.ckpt);
+	dx__buf_free(&b.points);
+	dx__buf_free(&b.windows);
+	dx__buf_free(&scan.points);
+	dx__buf_free(&scan.windows);
 	return rc;
 }

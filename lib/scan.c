@@ -11,11 +11,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "buf.h"
 #include "err.h"
 #include "format.h"
+#include "gz.h"
 #include "scan.h"
 
 enum { READ_SIZE = 1 << 20 };
@@ -86,14 +88,61 @@ static int complete_params(dx_scan *s, const char *path, const char *rec, size_t
 	return 0;
 }
 
+/* Opens the input of a scan: the file, decompressed when it is gzip. */
+static int open_input(dx_scan *s, const char *path, int fd, dx_gzin *gz, dx_err *err)
+{
+	unsigned char head[18];
+	ssize_t n = pread(fd, head, sizeof head, 0);
+	if (n < 0)
+		return dx__fail_sys(err, path, "cannot read");
+	s->kind = dx__gz_kind(head, (size_t)n);
+	if (!s->kind) {
+		/* An empty file is empty whatever its name (MS MARCO v2.1 has empty shards). */
+		size_t len = strlen(path);
+		if (n > 0 && ((len > 3 && strcmp(path + len - 3, ".gz") == 0) ||
+		    (len > 4 && strcmp(path + len - 4, ".bgz") == 0)))
+			return dx__fail(err, DX_EFORMAT, 0, path, "not a gzip file (no gzip header at byte 0), "
+			                                          "though named so");
+		s->kind = DX_SOURCE_PLAIN;
+		posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+		return 0;
+	}
+	return dx__gzin_open(gz, fd, path, s->kind, s->span, err);
+}
+
+static int64_t read_input(dx_scan *s, int fd, dx_gzin *gz, char *buf, size_t cap, const char *path,
+                          dx_err *err)
+{
+	if (s->kind != DX_SOURCE_PLAIN)
+		return dx__gzin_read(gz, buf, cap, err);
+	for (;;) {
+		ssize_t n = read(fd, buf, cap);
+		if (n >= 0)
+			return n;
+		if (errno != EINTR)
+			return dx__fail_sys(err, path, "cannot read");
+	}
+}
+
 int dx__scan_file(dx_scan *s, const char *path, uint32_t file, dx_err *err)
 {
+	dx__buf_free(&s->points);
+	dx__buf_free(&s->windows);
+	s->warning[0] = '\0';
+	s->usize = 0;
+	dx_buf buf = { 0 }, scratch = { 0 };
 	int rc = 0, fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return dx__fail_sys(err, path, "cannot open");
-	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-
-	dx_buf buf = { 0 }, scratch = { 0 };
+	dx_gzin *gz = malloc(sizeof *gz);
+	if (!gz) {
+		close(fd);
+		return dx__fail_nomem(err);
+	}
+	gz->in = NULL;
+	if ((rc = open_input(s, path, fd, gz, err)) < 0)
+		goto out;
+	uint64_t done_before = s->done;
 	const dx_format_ops *ops = NULL;
 	uint64_t base = 0;      /* file offset of buf.p[0] */
 	size_t start = 0;       /* where the unconsumed bytes start in buf */
@@ -105,6 +154,8 @@ int dx__scan_file(dx_scan *s, const char *path, uint32_t file, dx_err *err)
 	}
 	while (!eof) {
 		/* Drop what was consumed; grow only for a record larger than the buffer. */
+		if (s->on_bytes && start && (rc = s->on_bytes(s->ctx, buf.p, start, err)) < 0)
+			goto out;
 		memmove(buf.p, buf.p + start, buf.len - start);
 		base += start;
 		buf.len -= start;
@@ -113,16 +164,16 @@ int dx__scan_file(dx_scan *s, const char *path, uint32_t file, dx_err *err)
 			rc = dx__fail_nomem(err);
 			goto out;
 		}
-		ssize_t n = read(fd, buf.p + buf.len, buf.cap - buf.len);
+		int64_t n = read_input(s, fd, gz, buf.p + buf.len, buf.cap - buf.len, path, err);
 		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			rc = dx__fail_sys(err, path, "cannot read");
+			rc = (int)n;
 			goto out;
 		}
 		eof = n == 0;
 		buf.len += (size_t)n;
-		s->done += (uint64_t)n;
+		s->usize += (uint64_t)n;
+		/* Progress counts file bytes, compressed or not. */
+		s->done = done_before + (s->kind == DX_SOURCE_PLAIN ? s->usize : gz->in_off);
 		if (s->progress && s->progress(s->progress_ctx, s->done, s->total)) {
 			rc = dx__fail(err, DX_ECANCELED, 0, path, "interrupted");
 			goto out;
@@ -164,9 +215,24 @@ int dx__scan_file(dx_scan *s, const char *path, uint32_t file, dx_err *err)
 				goto out;
 		}
 	}
+	struct stat st;
+	if (fstat(fd, &st) == 0)
+		s->done = done_before + (uint64_t)st.st_size;
+	/* What no record took (blank lines, text between TREC documents). */
+	if (s->on_bytes && buf.len && (rc = s->on_bytes(s->ctx, buf.p, buf.len, err)) < 0)
+		goto out;
+	if (s->kind != DX_SOURCE_PLAIN) {
+		/* The points and windows go to the caller; the warning too. */
+		s->points = gz->points;
+		s->windows = gz->windows;
+		gz->points = gz->windows = (dx_buf){ 0 };
+		snprintf(s->warning, sizeof s->warning, "%s", gz->warning);
+	}
 out:
 	dx__buf_free(&buf);
 	dx__buf_free(&scratch);
+	dx__gzin_close(gz);
+	free(gz);
 	close(fd);
 	return rc;
 }

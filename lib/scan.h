@@ -7,6 +7,7 @@
 
 #include <stdint.h>
 
+#include "buf.h"
 #include "docdex.h"
 #include "params.h"
 
@@ -25,17 +26,29 @@ typedef int (*dx_scan_fn)(void *ctx, const dx_scan_item *it, dx_err *err);
 
 typedef struct dx_scan {
 	dx_params *pm;        /* format DX_FMT_AUTO is detected from the first file */
+	uint64_t span;        /* gzip: lay access points this far apart; 0 for none */
 	int detect;           /* the format was detected: every file must match it */
 	int complete;         /* fill a missing id field or column names from the first record */
 	dx_scan_fn on_record;
+	/* When set, receives every uncompressed byte of the file, in order and
+	 * after the records in them were handed to on_record. */
+	int (*on_bytes)(void *ctx, const char *p, size_t n, dx_err *err);
 	void *ctx;
 	dx_progress_fn progress;
 	void *progress_ctx;
-	uint64_t done, total; /* bytes scanned so far and in all, for progress */
+	uint64_t done, total; /* file bytes scanned so far and in all, for progress */
+	/* What dx__scan_file found of the last file it read: */
+	int kind;             /* DX_SOURCE_* */
+	uint64_t usize;       /* its uncompressed size */
+	dx_buf points;        /* gzip: struct ddx_point[] (the caller may take them) */
+	dx_buf windows;       /* and their compressed windows */
+	char warning[256];    /* something wrong that did not stop the scan */
 } dx_scan;
 
-/* Scans one file.  Returns 0, the callback's error, or an error of its own
- * (unreadable file, undetectable format, unterminated record). */
+/* Scans one file, plain or gzip (told by its first bytes).  Returns 0, the
+ * callback's error, or an error of its own (unreadable file, damaged gzip,
+ * undetectable format, unterminated record).  Frees s->points and
+ * s->windows left from a previous file first. */
 int dx__scan_file(dx_scan *s, const char *path, uint32_t file, dx_err *err);
 
 /* Writes "PATH:LINE" for a byte offset of a file into out, counting its

@@ -271,7 +271,7 @@ first.ddx"
 	run --separate-stderr dx index --stats msmarco-passage-toy.tsv
 	status_is 0
 	equals "${lines[0]}" "index	msmarco-passage-toy.tsv.ddx"
-	equals "${lines[1]}" "version	1"
+	equals "${lines[1]}" "version	2"
 	[[ ${lines[2]} =~ ^bytes$'\t'[0-9]+$ ]]
 	equals "${lines[3]}" "records	89"
 	equals "${lines[4]}" "format	tsv"

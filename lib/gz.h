@@ -1,0 +1,108 @@
+/*
+ * gz.h: gzip sources (internal).  A corpus file may be plain, gzip (one
+ * member or several) or BGZF; records are found by their offsets in the
+ * uncompressed stream.
+ *
+ * dx_gzin decompresses a whole file for a scan, checking every member's
+ * CRC, and meanwhile lays access points: at each member start of a BGZF
+ * file (or of a multi-member file, at most every 64 KiB), and in any
+ * member at the first deflate block boundary after every `span` bytes of
+ * output.  A point inside a member needs the 32 KiB of output before it as
+ * dictionary; only the bytes that the following matches really reach are
+ * kept (the rest zeroed), which zlib itself tells: inflating from the point
+ * with windows whose bytes are their own positions shows which positions
+ * come out.  The sparse window is checked by inflating with it, then stored
+ * deflated.
+ *
+ * dx_gzsrc reads records at random from a gzip source through its points.
+ */
+#ifndef DX_GZ_H
+#define DX_GZ_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <zlib.h>
+
+#include "buf.h"
+#include "docdex.h"
+#include "index_format.h"
+
+/* DX_SOURCE_GZIP or DX_SOURCE_BGZF for the first bytes of a gzip file,
+ * 0 for anything else. */
+int dx__gz_kind(const unsigned char *p, size_t n);
+
+typedef struct dx_gzin {
+	int fd;
+	const char *path;
+	int kind;                 /* DX_SOURCE_GZIP or _BGZF */
+	z_stream z, zw;           /* the stream, and one for trying windows */
+	unsigned char *in;        /* compressed input */
+	size_t in_cap;
+	uint64_t in_off;          /* file offset of in[0] */
+	int in_eof;
+	int at_member;            /* between members: a header comes next */
+	int ended;                /* nothing follows the last member */
+	uint64_t uout;            /* uncompressed bytes produced */
+	uint64_t member_u;        /* uncompressed offset of the current member */
+	/* Access points, when collecting them. */
+	uint64_t span;            /* 0: no points */
+	uint64_t last_point;
+	dx_buf points;            /* struct ddx_point[] */
+	dx_buf windows;           /* their compressed windows */
+	unsigned char ring[DDX_WINDOW]; /* the last output */
+	size_t ring_len;
+	struct gz_pending {       /* a point waiting for the output after it */
+		int active;
+		struct ddx_point pt;
+		unsigned char window[DDX_WINDOW];
+		unsigned char after[DDX_WINDOW];
+		size_t after_len;
+	} pend;
+	unsigned char *scratch;   /* 3 * DDX_WINDOW for window trials */
+	char warning[256];        /* set when garbage follows the last member */
+} dx_gzin;
+
+/* Starts decompressing fd (at offset 0); span 0 lays no points. */
+int dx__gzin_open(dx_gzin *g, int fd, const char *path, int kind, uint64_t span, dx_err *err);
+/* Reads up to cap uncompressed bytes: the count, 0 at the end, or an error. */
+int64_t dx__gzin_read(dx_gzin *g, char *out, size_t cap, dx_err *err);
+void dx__gzin_close(dx_gzin *g);
+
+/* Random access into one gzip source. */
+typedef struct dx_gzsrc {
+	int fd;
+	const char *path;
+	uint64_t csize, usize;
+	const struct ddx_point *pts; /* from the index */
+	uint64_t npts;
+	const unsigned char *windows;
+	uint64_t windows_size;
+	z_stream z;
+	int zinit;
+	int raw;                  /* inside a member, without its header */
+	unsigned char *in;
+	size_t in_len, in_pos;    /* bytes loaded, bytes consumed */
+	uint64_t in_off;          /* file offset of in[0] */
+	uint64_t cur;             /* uncompressed offset of the next output byte */
+	int live;                 /* the stream can go on from cur */
+	unsigned char *window;    /* DDX_WINDOW, a point's window decompressed */
+	unsigned char *skip;      /* output that is not wanted */
+	dx_buf out;               /* the bytes asked for */
+	/* Called on a window's bytes in the index before they are used. */
+	int (*check)(void *ctx, uint64_t off, uint64_t len, dx_err *err);
+	void *check_ctx;
+} dx_gzsrc;
+
+int dx__gzsrc_open(dx_gzsrc *g, int fd, const char *path, uint64_t csize, uint64_t usize,
+                   const struct ddx_point *pts, uint64_t npts, const unsigned char *windows,
+                   uint64_t windows_size, dx_err *err);
+void dx__gzsrc_close(dx_gzsrc *g);
+
+/*
+ * The uncompressed bytes [off, off + len): *data points into g's buffer,
+ * valid until the next call.  Goes on from where the last read stopped when
+ * that is on the way, else starts from the last access point before off.
+ */
+int dx__gzsrc_read(dx_gzsrc *g, uint64_t off, uint64_t len, const char **data, dx_err *err);
+
+#endif

@@ -1,0 +1,202 @@
+/*
+ * gz_read.c: reading a gzip source at random through its access points
+ * (see gz.h).  One z_stream serves every read: reset, primed with a point's
+ * bits and window, then run forward; the next read goes on from there when
+ * its bytes come later before another point would be nearer.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "err.h"
+#include "gz.h"
+
+enum { IN_SIZE = 1 << 16, SKIP_SIZE = 1 << 16 };
+
+int dx__gzsrc_open(dx_gzsrc *g, int fd, const char *path, uint64_t csize, uint64_t usize,
+                   const struct ddx_point *pts, uint64_t npts, const unsigned char *windows,
+                   uint64_t windows_size, dx_err *err)
+{
+	memset(g, 0, sizeof *g);
+	g->fd = fd;
+	g->path = path;
+	g->csize = csize;
+	g->usize = usize;
+	g->pts = pts;
+	g->npts = npts;
+	g->windows = windows;
+	g->windows_size = windows_size;
+	g->in = malloc(IN_SIZE);
+	g->window = malloc(DDX_WINDOW);
+	g->skip = malloc(SKIP_SIZE);
+	if (!g->in || !g->window || !g->skip || inflateInit2(&g->z, -15) != Z_OK) {
+		dx__gzsrc_close(g);
+		return dx__fail_nomem(err);
+	}
+	g->zinit = 1;
+	return 0;
+}
+
+void dx__gzsrc_close(dx_gzsrc *g)
+{
+	if (g->zinit)
+		inflateEnd(&g->z);
+	free(g->in);
+	free(g->window);
+	free(g->skip);
+	dx__buf_free(&g->out);
+	memset(g, 0, sizeof *g);
+}
+
+static int damaged(dx_gzsrc *g, dx_err *err, const char *what)
+{
+	return dx__fail(err, DX_ECORRUPT, 0, g->path, "cannot read the gzip corpus through its index (%s)",
+	                what);
+}
+
+/* Loads compressed bytes from file offset off. */
+static int load(dx_gzsrc *g, uint64_t off, dx_err *err)
+{
+	if (off > g->csize)
+		return damaged(g, err, "access point past the end of the file");
+	size_t want = g->csize - off < IN_SIZE ? (size_t)(g->csize - off) : IN_SIZE;
+	ssize_t n;
+	do
+		n = pread(g->fd, g->in, want, (off_t)off);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return dx__fail_sys(err, g->path, "cannot read");
+	g->in_off = off;
+	g->in_len = (size_t)n;
+	g->z.next_in = g->in;
+	g->z.avail_in = (uInt)n;
+	return 0;
+}
+
+/* The last point at or before off. */
+static uint64_t point_for(const dx_gzsrc *g, uint64_t off)
+{
+	uint64_t lo = 0, hi = g->npts;
+	while (hi - lo > 1) {
+		uint64_t mid = lo + (hi - lo) / 2;
+		if (g->pts[mid].uoff <= off)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Positions the stream at point i. */
+static int start_at(dx_gzsrc *g, uint64_t i, dx_err *err)
+{
+	const struct ddx_point *p = &g->pts[i];
+	g->live = 0;
+	if (p->uoff > g->usize || p->window_len > DDX_WINDOW || p->bits > 7 ||
+	    (p->bits && p->coff == 0) || p->window_off > g->windows_size ||
+	    p->window_clen > g->windows_size - p->window_off)
+		return damaged(g, err, "bad access point");
+	if (p->flags & DDX_POINT_MEMBER) {
+		/* A member from its header: zlib reads the header and checks the CRC. */
+		inflateReset2(&g->z, 15 + 16);
+		g->raw = 0;
+		if (load(g, p->coff, err) < 0)
+			return err->code;
+	} else {
+		/* The window first, through the same stream. */
+		if (p->window_len && g->check && g->check(g->check_ctx, p->window_off, p->window_clen, err) < 0)
+			return err->code;
+		if (p->window_len) {
+			inflateReset2(&g->z, -15);
+			g->z.next_in = (unsigned char *)g->windows + p->window_off;
+			g->z.avail_in = p->window_clen;
+			g->z.next_out = g->window;
+			g->z.avail_out = p->window_len;
+			int r = inflate(&g->z, Z_FINISH);
+			if (r != Z_STREAM_END || g->z.avail_out)
+				return damaged(g, err, "bad window");
+		}
+		inflateReset2(&g->z, -15);
+		g->raw = 1;
+		if (load(g, p->coff - (p->bits ? 1 : 0), err) < 0)
+			return err->code;
+		if (p->bits) {
+			if (g->z.avail_in == 0)
+				return damaged(g, err, "access point past the end of the file");
+			inflatePrime(&g->z, p->bits, g->z.next_in[0] >> (8 - p->bits));
+			g->z.next_in++;
+			g->z.avail_in--;
+		}
+		if (p->window_len)
+			inflateSetDictionary(&g->z, g->window, p->window_len);
+	}
+	g->cur = p->uoff;
+	g->live = 1;
+	return 0;
+}
+
+/* After the end of a member's deflate data: its 8-byte trailer (read by
+ * zlib unless the member was entered raw), then the next member's header.
+ * Entered raw, zlib may hold whole bytes it took but did not use: the low
+ * six bits of data_type count the unused bits. */
+static int next_member(dx_gzsrc *g, dx_err *err)
+{
+	uint64_t at = g->in_off + (uint64_t)(g->z.next_in - g->in);
+	if (g->raw)
+		at = at - (uint64_t)((g->z.data_type & 63) >> 3) + 8;
+	inflateReset2(&g->z, 15 + 16);
+	g->raw = 0;
+	return load(g, at, err);
+}
+
+/* Produces exactly n bytes into dst, or into the skip buffer when dst is NULL. */
+static int pump(dx_gzsrc *g, unsigned char *dst, uint64_t n, dx_err *err)
+{
+	while (n) {
+		if (g->z.avail_in == 0 &&
+		    load(g, g->in_off + (uint64_t)(g->z.next_in - g->in), err) < 0)
+			return err->code;
+		size_t step = n < (dst ? (1u << 30) : SKIP_SIZE) ? (size_t)n : (dst ? (1u << 30) : SKIP_SIZE);
+		g->z.next_out = dst ? dst : g->skip;
+		g->z.avail_out = (uInt)step;
+		int r = inflate(&g->z, Z_NO_FLUSH);
+		size_t got = step - g->z.avail_out;
+		g->cur += got;
+		n -= got;
+		if (dst)
+			dst += got;
+		if (r == Z_STREAM_END) {
+			if (next_member(g, err) < 0)
+				return err->code;
+			if (n && g->z.avail_in == 0)
+				return damaged(g, err, "record past the end of the compressed data");
+		} else if (r == Z_BUF_ERROR && g->z.avail_in == 0 && got == 0) {
+			if (g->in_off + g->in_len >= g->csize)
+				return damaged(g, err, "record past the end of the compressed data");
+		} else if (r != Z_OK && r != Z_BUF_ERROR) {
+			g->live = 0;
+			return dx__fail(err, DX_EFORMAT, 0, g->path, "corrupt gzip data near compressed byte %llu",
+			                (unsigned long long)(g->in_off + (uint64_t)(g->z.next_in - g->in)));
+		}
+	}
+	return 0;
+}
+
+int dx__gzsrc_read(dx_gzsrc *g, uint64_t off, uint64_t len, const char **data, dx_err *err)
+{
+	if (g->npts == 0 || off > g->usize || len > g->usize - off)
+		return damaged(g, err, "record beyond the uncompressed size");
+	uint64_t i = point_for(g, off);
+	/* Going on is cheaper than starting again when no point lies between. */
+	if (!(g->live && g->cur <= off && g->pts[i].uoff <= g->cur) && start_at(g, i, err) < 0)
+		return err->code;
+	g->live = 0;
+	if (dx__buf_reserve(&g->out, len + 1) < 0)
+		return dx__fail_nomem(err);
+	if (pump(g, NULL, off - g->cur, err) < 0 || pump(g, (unsigned char *)g->out.p, len, err) < 0)
+		return err->code;
+	g->live = 1;
+	*data = g->out.p;
+	return 0;
+}
