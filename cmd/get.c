@@ -185,8 +185,12 @@ static void from_stdin(getter *g)
 	 * answering those that came, so that get can serve a conversation. */
 	while (!g->stop && (r = lines_next(&l, &s, &n)) == 1) {
 		add(g, s, n, 0);
-		if (!lines_ready(&l))
+		/* Before waiting for more ids, the answers so far go out. */
+		if (!lines_ready(&l)) {
 			flush(g);
+			if (out_flush(&g->o) < 0)
+				g->stop = 1;
+		}
 	}
 	flush(g);
 	if (!g->stop && r < 0) {

@@ -31,8 +31,8 @@ static const char usage[] =
 	"      --skip-bad           skip records without an id instead of failing\n"
 	"      --span SIZE          gzip: uncompressed bytes between access points\n"
 	"                           (K, M or G suffix; default: 1M, at least 64K)\n"
-	"      --bgzf OUT.gz        rewrite FILE as BGZF (gzip in blocks of 64 KiB that end\n"
-	"                           at records) into OUT.gz, then index that\n"
+	"      --bgzf OUT.gz        rewrite FILE as BGZF (gzip in blocks of up to 64 KiB\n"
+	"                           that end at records) into OUT.gz, then index that\n"
 	"      --level N            BGZF: zlib compression level, 1 to 9 (default: 9)\n"
 	"      --stats              print what an index holds, as TAB-separated lines\n"
 	"      --verify             check every section's checksum, then re-read the\n"
@@ -182,8 +182,6 @@ static int verify(const char *arg, int quiet)
 /* --bgzf: the corpus rewritten in blocks, to be indexed next. */
 static int rewrite_bgzf(index_args *a, const char *file)
 {
-	if (strcmp(a->bgzf, file) == 0)
-		return cli_usage_error("index", "--bgzf would overwrite its input", file);
 	progress p;
 	progress_init(&p, "rewriting as BGZF", a->quiet);
 	dx_build_opts opts = a->build;
@@ -332,6 +330,8 @@ int cmd_index(int argc, char **argv)
 	}
 	if (a.bgzf && nfiles != 1)
 		return cli_usage_error("index", "--bgzf rewrites one file", NULL);
+	if (a.level && !a.bgzf)
+		return cli_usage_error("index", "--level goes with --bgzf", NULL);
 	if (nfiles > 1 && !a.output)
 		return cli_usage_error("index", "several files need -o PATH for the index", NULL);
 	for (int i = 0; i < nfiles; i++)

@@ -55,8 +55,8 @@ static const struct subcommand {
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: docdex [--version] [--help] COMMAND [ARGS]\n\n"
-	           "Index IR corpora (MS MARCO, BEIR, TREC; plain files) and serve\n"
-	           "documents out of them.\n\ncommands:\n");
+	           "Index IR corpora (MS MARCO, BEIR, TREC; plain, gzip or BGZF files)\n"
+	           "and serve documents out of them.\n\ncommands:\n");
 	for (size_t i = 0; i < NCOMMANDS; i++)
 		fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].summary);
 	fprintf(f, "\n'docdex help COMMAND' or 'docdex COMMAND --help' shows a command's options.\n");

@@ -22,11 +22,11 @@ _docdex()
 {
     local commands="index get sample bench pin-test help"
     local global_opts="-h --help --version"
-    local index_opts="-o --output --format --id-column --id-field --columns --duplicates --skip-bad --stats --verify -q --quiet -h --help"
-    local get_opts="--field --format --position --random --seed --missing -h --help"
+    local index_opts="-o --output --format --id-column --id-field --columns --duplicates --skip-bad --span --bgzf --level --stats --verify -q --quiet -h --help"
+    local get_opts="--field --format --position --random --seed --missing --batch -h --help"
     # The options that take a value, in the next word or after "=".
-    local index_valued="-o --output --format --id-column --id-field --columns --duplicates"
-    local get_valued="--field --format --random --seed --missing"
+    local index_valued="-o --output --format --id-column --id-field --columns --duplicates --span --bgzf --level"
+    local get_valued="--field --format --random --seed --missing --batch"
 
     local cur=${COMP_WORDS[COMP_CWORD]}
     local prev=""
@@ -78,8 +78,11 @@ _docdex()
     esac
     if [[ -n $opt && $valued == *" $opt "* ]]; then
         case $cmd:$opt in
-        index:-o | index:--output)
+        index:-o | index:--output | index:--bgzf)
             _docdex_files "$val"
+            ;;
+        index:--level)
+            COMPREPLY=($(compgen -W "1 2 3 4 5 6 7 8 9" -- "$val"))
             ;;
         index:--format)
             COMPREPLY=($(compgen -W "auto tsv jsonl trec" -- "$val"))

@@ -27,6 +27,9 @@ complete -c docdex -n '__fish_seen_subcommand_from index' -l id-field -x -d 'JSO
 complete -c docdex -n '__fish_seen_subcommand_from index' -l columns -x -d 'TSV: comma-separated column names'
 complete -c docdex -n '__fish_seen_subcommand_from index' -l duplicates -x -a 'error\t"fail (default)" first\t"keep the first record" last\t"keep the last record"' -d 'what to do with an id found on two records'
 complete -c docdex -n '__fish_seen_subcommand_from index' -l skip-bad -d 'skip records without an id instead of failing'
+complete -c docdex -n '__fish_seen_subcommand_from index' -l span -x -d 'gzip: uncompressed bytes between access points (K, M or G suffix; default 1M)'
+complete -c docdex -n '__fish_seen_subcommand_from index' -l bgzf -r -F -d 'rewrite the file as BGZF into this file, then index that'
+complete -c docdex -n '__fish_seen_subcommand_from index' -l level -x -a '1\t"fastest" 2 3 4 5 6 7 8 9\t"smallest (default)"' -d 'BGZF: zlib compression level'
 complete -c docdex -n '__fish_seen_subcommand_from index' -l stats -d 'print what an index holds, as TAB-separated lines'
 complete -c docdex -n '__fish_seen_subcommand_from index' -l verify -d 'check the index against its corpus'
 complete -c docdex -n '__fish_seen_subcommand_from index' -s q -l quiet -d 'no progress bar'
@@ -49,7 +52,7 @@ function __docdex_get_needs_corpus
             continue
         end
         switch $w
-            case --field --format --random --seed --missing
+            case --field --format --random --seed --missing --batch
                 set skip 1
             case '-*'
             case '*'
@@ -65,4 +68,5 @@ complete -c docdex -n '__fish_seen_subcommand_from get' -l position -d 'read 0-b
 complete -c docdex -n '__fish_seen_subcommand_from get' -l random -x -d 'print N distinct documents drawn at random'
 complete -c docdex -n '__fish_seen_subcommand_from get' -l seed -x -d 'seed for the random draw'
 complete -c docdex -n '__fish_seen_subcommand_from get' -l missing -x -a 'warn\t"say so and exit with status 1 (default)" skip\t"pass over it in silence"' -d 'what to do with an id not in the corpus'
+complete -c docdex -n '__fish_seen_subcommand_from get' -l batch -x -d 'look up to N ids together, reading their records in file order (default 1024)'
 complete -c docdex -n '__fish_seen_subcommand_from get' -s h -l help -d 'show the usage and options'

@@ -279,9 +279,8 @@ static int locate(dx_corpus *c, uint64_t pos, uint32_t *file, uint64_t *off, uin
 	return dx__index_record(c->ix, pos, file, off, len, err);
 }
 
-/* The bytes of a located record. */
-static int bytes_of(dx_corpus *c, uint32_t file, uint64_t off, uint64_t len, const char **data,
-                    dx_err *err)
+int dx__corpus_bytes(dx_corpus *c, uint32_t file, uint64_t off, uint64_t len, const char **data,
+                     dx_err *err)
 {
 	csource *s = &c->src[file];
 	if (s->gz)
@@ -294,7 +293,7 @@ int dx_corpus_record(dx_corpus *c, uint64_t pos, dx_record *rec, dx_err *err)
 {
 	uint32_t file;
 	uint64_t off, len;
-	if (locate(c, pos, &file, &off, &len, err) < 0 || bytes_of(c, file, off, len, &rec->data, err) < 0)
+	if (locate(c, pos, &file, &off, &len, err) < 0 || dx__corpus_bytes(c, file, off, len, &rec->data, err) < 0)
 		return err->code;
 	rec->pos = pos;
 	rec->len = (size_t)len;
@@ -334,12 +333,13 @@ int dx_corpus_records(dx_corpus *c, const uint64_t *pos, size_t n, dx_record *re
 		o->i = i;
 		m++;
 	}
-	qsort(c->order, m, sizeof *c->order, by_place);
+	if (m > 1)
+		qsort(c->order, m, sizeof *c->order, by_place);
 	c->arena.len = 0;
 	for (size_t k = 0; k < m; k++) {
 		struct order *o = &c->order[k];
 		const char *data;
-		if (bytes_of(c, o->file, o->file_off, o->len, &data, err) < 0)
+		if (dx__corpus_bytes(c, o->file, o->file_off, o->len, &data, err) < 0)
 			return err->code;
 		o->arena_off = c->arena.len;
 		if (dx__buf_add(&c->arena, data, o->len) < 0)

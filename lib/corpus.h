@@ -11,4 +11,9 @@ const char *dx__corpus_source_path(const dx_corpus *c, uint32_t i);
  * go on from the last one (so that --verify tries every point). */
 void dx__corpus_restart(dx_corpus *c, uint32_t i);
 
+/* The uncompressed bytes [off, off + len) of source i, valid until the
+ * next read. */
+int dx__corpus_bytes(dx_corpus *c, uint32_t i, uint64_t off, uint64_t len, const char **data,
+                     dx_err *err);
+
 #endif

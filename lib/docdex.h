@@ -319,6 +319,7 @@ typedef struct dx_synth_opts {
 	uint64_t seed;
 	uint64_t count;      /* records to write; 0 means: as many as fill size */
 	uint64_t size;       /* approximate bytes when count is 0 */
+	unsigned bundle;     /* MS MARCO v2 layouts: the bundle number in the ids */
 } dx_synth_opts;
 
 /*

@@ -16,10 +16,12 @@ enum { IN_SIZE = 1 << 18, MEMBER_POINT_GAP = 1 << 16 };
 
 int dx__gz_kind(const unsigned char *p, size_t n)
 {
-	if (n < 10 || p[0] != 0x1f || p[1] != 0x8b || p[2] != 8)
+	/* The magic alone says gzip: a header cut short or of another method
+	 * is then a damaged gzip file, reported as such by zlib. */
+	if (n < 2 || p[0] != 0x1f || p[1] != 0x8b)
 		return 0;
 	/* BGZF: the FEXTRA field holds a subfield "BC" of 2 bytes (SAM spec). */
-	if ((p[3] & 4) && n >= 18 && p[12] == 'B' && p[13] == 'C' && p[14] == 2 && p[15] == 0)
+	if (n >= 18 && p[2] == 8 && (p[3] & 4) && p[12] == 'B' && p[13] == 'C' && p[14] == 2 && p[15] == 0)
 		return DX_SOURCE_BGZF;
 	return DX_SOURCE_GZIP;
 }

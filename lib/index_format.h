@@ -83,7 +83,7 @@ struct ddx_source {
 	uint64_t usize;         /* of its uncompressed content (size for a plain file) */
 	uint64_t first_point;   /* its access points in DDX_SEC_POINTS */
 	uint64_t npoints;
-	uint64_t reserved;
+	uint64_t window_bytes;  /* the compressed bytes of its points' windows */
 };
 
 /*

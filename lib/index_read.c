@@ -370,20 +370,13 @@ int dx_index_get_source(const dx_index *ix, uint32_t i, dx_source_info *info)
 	if (i >= ix->h->nsources)
 		return DX_EINVAL;
 	const struct ddx_source *e = &ix->src[i];
-	uint64_t wbytes = 0;
-	/* The windows of a source's points lie one after another. */
-	if (e->npoints) {
-		const struct ddx_point *p = (const void *)ix->s[DDX_SEC_POINTS].p;
-		const struct ddx_point *a = &p[e->first_point], *z = &p[e->first_point + e->npoints - 1];
-		wbytes = z->window_off + z->window_clen - a->window_off;
-	}
 	*info = (dx_source_info){
 		.path = ix->strings + e->path_off,
 		.abs_path = ix->strings + e->abs_off,
 		.kind = (int)e->kind,
 		.usize = e->usize,
 		.points = e->npoints,
-		.window_bytes = wbytes,
+		.window_bytes = e->window_bytes,
 		.size = e->size,
 		.mtime_sec = e->mtime_sec,
 		.mtime_nsec = e->mtime_nsec,
@@ -423,8 +416,16 @@ int dx__index_points(dx_index *ix, uint32_t src, const struct ddx_point **pts, u
 	*n = e->npoints;
 	*windows = ix->s[DDX_SEC_WINDOWS].p;
 	*windows_size = ix->s[DDX_SEC_WINDOWS].size;
-	/* The points are checked now (a few per MiB); windows as they are used. */
-	return touch(ix, DDX_SEC_POINTS, e->first_point * sizeof **pts, e->npoints * sizeof **pts, err);
+	/* The points are checked now (a few per MiB): the chunks they lie in,
+	 * and their order from offset 0 on; windows as they are used. */
+	if (touch(ix, DDX_SEC_POINTS, e->first_point * sizeof **pts, e->npoints * sizeof **pts, err) < 0)
+		return err->code;
+	const struct ddx_point *p = *pts;
+	for (uint64_t k = 0; k < e->npoints; k++)
+		if ((k == 0 ? p[k].uoff != 0 : p[k].uoff <= p[k - 1].uoff || p[k].coff < p[k - 1].coff) ||
+		    p[k].uoff > e->usize || p[k].coff > e->size)
+			return damaged(ix, err, "access points out of order");
+	return 0;
 }
 
 int dx__index_check_windows(dx_index *ix, uint64_t off, uint64_t len, dx_err *err)

@@ -31,7 +31,7 @@ typedef struct source {
 	uint64_t first, count;
 	int kind;              /* DX_SOURCE_* */
 	uint64_t usize;
-	uint64_t first_point, npoints;
+	uint64_t first_point, npoints, window_bytes;
 } source;
 
 typedef struct builder {
@@ -207,6 +207,7 @@ static int build_sources(builder *b, const char *out_path, dx_buf *sec, dx_err *
 			.usize = s->usize,
 			.first_point = s->first_point,
 			.npoints = s->npoints,
+			.window_bytes = s->window_bytes,
 		};
 		if (!rel) {
 			rc = dx__fail_nomem(err);
@@ -395,6 +396,7 @@ static int take_points(builder *b, source *src, dx_scan *scan, dx_err *err)
 	src->usize = scan->usize;
 	src->first_point = b->points.len / sizeof(struct ddx_point);
 	src->npoints = scan->points.len / sizeof(struct ddx_point);
+	src->window_bytes = scan->windows.len;
 	struct ddx_point *p = (struct ddx_point *)scan->points.p;
 	for (uint64_t i = 0; i < src->npoints; i++)
 		p[i].window_off += b->windows.len;

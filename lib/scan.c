@@ -24,23 +24,24 @@ enum { READ_SIZE = 1 << 20 };
 
 void dx__place(char *out, size_t outsz, const char *path, uint64_t offset)
 {
+	/* zlib's gzread reads plain files as they are and gzip ones (every
+	 * member) uncompressed: lines are counted in the content either way. */
 	snprintf(out, outsz, "%s", path);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return;
+	gzFile f = gzopen(path, "rb");
 	char *buf = malloc(1 << 16);
 	uint64_t line = 1, at = 0;
-	ssize_t n = 0;
-	while (buf && at < offset && (n = read(fd, buf, 1 << 16)) > 0) {
+	int n = 0;
+	while (f && buf && at < offset && (n = gzread(f, buf, 1 << 16)) > 0) {
 		size_t want = offset - at < (uint64_t)n ? (size_t)(offset - at) : (size_t)n;
 		for (char *p = buf, *e = buf + want; (p = memchr(p, '\n', (size_t)(e - p))); p++)
 			line++;
 		at += (uint64_t)n;
 	}
-	if (buf && n >= 0)
+	if (f && buf && n >= 0)
 		snprintf(out, outsz, "%s:%llu", path, (unsigned long long)line);
 	free(buf);
-	close(fd);
+	if (f)
+		gzclose(f);
 }
 
 /* Decides the format and the parameters that the first record fixes. */

@@ -255,7 +255,10 @@ static void put_id(gen *g, uint64_t n, uint64_t line_start)
 {
 	const dx_synth_opts *o = g->o;
 	if (o->layout == DX_SYN_JSONL_V2) {
-		puts_(g, o->kind == DX_SYN_PASSAGES ? "msmarco_passage_00_" : "msmarco_doc_00_");
+		char prefix[40];
+		snprintf(prefix, sizeof prefix, "msmarco_%s_%02u_", o->kind == DX_SYN_PASSAGES ? "passage" : "doc",
+		         o->bundle % 100);
+		puts_(g, prefix);
 		put_u64(g, line_start);
 	} else if (o->kind == DX_SYN_PASSAGES) {
 		put_u64(g, n);

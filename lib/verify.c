@@ -106,6 +106,18 @@ static int check_bytes(verifier *v, const dx_scan_item *it, dx_err *err)
 		return err->code;
 	if (rec.len != it->length || memcmp(rec.data, it->rec, rec.len) != 0)
 		return mismatch(v, it, "its bytes read through the index", err);
+	/* Points inside the record: reading from each must give its bytes
+	 * there too, so that every window in use is tried. */
+	for (; v->next_pt < v->npts && v->pts[v->next_pt].uoff < it->offset + it->length; v->next_pt++) {
+		uint64_t at = v->pts[v->next_pt].uoff, n = it->offset + it->length - at;
+		const char *data;
+		n = n < 4096 ? n : 4096;
+		dx__corpus_restart(v->c, it->file);
+		if (dx__corpus_bytes(v->c, it->file, at, n, &data, err) < 0)
+			return err->code;
+		if (memcmp(data, it->rec + (at - it->offset), n) != 0)
+			return mismatch(v, it, "its bytes read from an access point inside it", err);
+	}
 	return 0;
 }
 

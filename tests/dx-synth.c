@@ -3,7 +3,7 @@
  * with it, for the tests and benchmarks (see lib/synth.c).
  *
  *   dx-synth [--kind passages|documents] [--layout tsv|jsonl-v2|beir|trec]
- *            [--count N | --size BYTES[K|M|G]] [--seed S] [-o FILE]
+ *            [--count N | --size BYTES[K|M|G]] [--seed S] [--bundle B] [-o FILE]
  *            [--queries FILE] [--qrels FILE] [--run FILE]
  *            [--nqueries N] [--positives K] [--depth D]
  */
@@ -63,6 +63,7 @@ int main(int argc, char **argv)
 		{ "queries", required_argument, NULL, 'Q' }, { "qrels", required_argument, NULL, 'R' },
 		{ "run", required_argument, NULL, 'U' },     { "nqueries", required_argument, NULL, 'q' },
 		{ "positives", required_argument, NULL, 'p' }, { "depth", required_argument, NULL, 'd' },
+		{ "bundle", required_argument, NULL, 'b' },
 		{ NULL, 0, NULL, 0 },
 	};
 	dx_synth_opts o = { .kind = DX_SYN_PASSAGES, .layout = DX_SYN_TSV };
@@ -82,7 +83,7 @@ int main(int argc, char **argv)
 			         : strcmp(optarg, "beir") == 0       ? DX_SYN_JSONL_BEIR
 			         : strcmp(optarg, "trec") == 0       ? DX_SYN_TREC : 0;
 			break;
-		case 'n': case 's': case 'S': case 'q': case 'p': case 'd':
+		case 'n': case 's': case 'S': case 'q': case 'p': case 'd': case 'b':
 			if (parse_size(optarg, &v) < 0) {
 				fprintf(stderr, "dx-synth: bad number: '%s'\n", optarg);
 				return 2;
@@ -93,6 +94,7 @@ int main(int argc, char **argv)
 			if (c == 'q') t.queries = v;
 			if (c == 'p') t.positives = (unsigned)v;
 			if (c == 'd') t.depth = (unsigned)v;
+			if (c == 'b') o.bundle = (unsigned)v;
 			break;
 		case 'o': out = optarg; break;
 		case 'Q': files[0] = optarg; break;

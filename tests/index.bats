@@ -130,8 +130,8 @@ b	two"
 	mkdir idx
 	dx index -q -o idx/all.ddx a.tsv b.tsv
 	run dx index --stats idx/all.ddx
-	[[ $output == *$'\nsource\t../a.tsv\t'*$'\t0\t50\tok\n'* ]]
-	[[ $output == *$'\nsource\t../b.tsv\t'*$'\t50\t50\tok\n'* ]]
+	[[ $output == *$'\nsource\t../a.tsv\t'*$'\t0\t50\tok\tplain\t'* ]]
+	[[ $output == *$'\nsource\t../b.tsv\t'*$'\t50\t50\tok\tplain\t'* ]]
 	cat a.tsv b.tsv | cut -f1 > ids
 	run --separate-stderr dx get idx/all.ddx < ids
 	status_is 0
@@ -277,16 +277,16 @@ first.ddx"
 	equals "${lines[4]}" "format	tsv"
 	equals "${lines[5]}" "id-kind	hash"
 	[[ ${lines[6]} =~ ^bytes-per-record$'\t'[0-9]+\.[0-9]{2}$ ]]
-	equals "${lines[7]}" "source	msmarco-passage-toy.tsv	26919	0	89	ok"
+	equals "${lines[7]}" "source	msmarco-passage-toy.tsv	26919	0	89	ok	plain	26919	0	0"
 	[[ $output == *$'\nsection\trecords\t'* ]]
 	[[ $output == *$'\nparam\tformat=tsv\n'* ]]
 	# The source's state follows the file.
 	touch -d '2001-01-01' msmarco-passage-toy.tsv
 	run dx index --stats msmarco-passage-toy.tsv
-	[[ $output == *$'\tchanged\n'* ]]
+	[[ $output == *$'\tchanged\tplain\t'* ]]
 	rm msmarco-passage-toy.tsv
 	run dx index --stats msmarco-passage-toy.tsv.ddx
-	[[ $output == *$'\tmissing\n'* ]]
+	[[ $output == *$'\tmissing\tplain\t'* ]]
 }
 
 @test "--verify re-reads the corpus and finds what the fingerprint does not" {

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""make bench: docdex index and get on generated ~1 GB corpora.
+"""make bench: docdex index and get on generated ~1 GB corpora, plain and gzipped.
 
 Every figure is measured in this run, against a reference measured in the
 same run on the same file (wc -l for a scan, a Python dict holding every
@@ -11,6 +11,17 @@ document for lookups), warm page cache, median of --repeat runs.
   index size        bytes per record, and without the id bytes (goal <= 16)
   get memory        peak private (anonymous) memory as a fraction of the
                     corpus (goal < 5%); file pages are the shared page cache
+
+and for the corpora compressed with gzip -6 and rewritten with --bgzf:
+
+  index build       as a ratio to `gzip -dc FILE > /dev/null` (goal <= 1.0)
+  get latency       per document, ids one at a time (--batch 1) and in
+                    batches of 1,000, process start-up subtracted (goals:
+                    < 2 ms on gzip at the default span, < 0.3 ms on BGZF)
+  index size        access points and windows as a share of the compressed
+                    file (goal < 1% for gzip), and the whole index
+  --bgzf size       relative to gzip -6 (goal: within 5%)
+  spans             build, size and latency at other spans than the default
 
 Corpora are generated once under --dir and kept for later runs.
 """
@@ -149,6 +160,120 @@ def bench_corpus(args, kind, path):
     return r
 
 
+def stats_of(dx, path):
+    """The --stats lines of an index: keys, and the source rows."""
+    out = subprocess.run([dx, "index", "--stats", path], check=True, capture_output=True,
+                         text=True).stdout.splitlines()
+    keys = dict(line.split("\t", 1) for line in out if line.count("\t") == 1)
+    sources = [line.split("\t")[1:] for line in out if line.startswith("source\t")]
+    return keys, sources
+
+
+def per_doc(args, dx, path, ids_path, batch, n):
+    """Median seconds per document for get of n ids, start-up subtracted."""
+    empty = path + ".none"
+    open(empty, "w").close()
+    def timed(ids):
+        with open(ids, "rb") as f:
+            return run([dx, "get", "--batch", str(batch), path], stdin=f, stdout=subprocess.DEVNULL)
+    timed(ids_path)
+    startup = statistics.median(timed(empty) for _ in range(args.repeat))
+    total = statistics.median(timed(ids_path) for _ in range(args.repeat))
+    os.unlink(empty)
+    return (total - startup) / n
+
+
+def bench_gzip(args, kind, path):
+    dx = args.docdex
+    gz, bgz = path + ".gz", path + ".bgz"
+    if not os.path.exists(gz):
+        print(f"bench: gzip -6 {path}", file=sys.stderr)
+        with open(gz + ".tmp", "wb") as f:
+            run(["gzip", "-6", "-c", path], stdout=f)
+        os.rename(gz + ".tmp", gz)
+    r = {"kind": kind, "gzip_bytes": os.path.getsize(gz)}
+
+    run([dx, "index", "-q", gz])
+    idx, dc = [], []
+    for _ in range(args.repeat):
+        dc.append(run(f"gzip -dc '{gz}' > /dev/null", shell=True))
+        idx.append(run([dx, "index", "-q", gz]))
+    r["gz_index_s"] = statistics.median(idx)
+    r["gzip_dc_s"] = statistics.median(dc)
+    r["gz_index_vs_gzip_dc"] = r["gz_index_s"] / r["gzip_dc_s"]
+    keys, src = stats_of(dx, gz)
+    n = int(keys["records"])
+    r["gz_points"], r["gz_window_bytes"] = int(src[0][7]), int(src[0][8])
+    r["gz_index_bytes"] = int(keys["bytes"])
+    records_bytes = 8 * n
+    r["gz_points_pct_of_gzip"] = 100 * (32 * r["gz_points"] + r["gz_window_bytes"]) / r["gzip_bytes"]
+    r["gz_index_pct_of_gzip"] = 100 * r["gz_index_bytes"] / r["gzip_bytes"]
+    r["gz_index_less_records_pct"] = 100 * (r["gz_index_bytes"] - records_bytes) / r["gzip_bytes"]
+
+    rng = random.Random(11)
+    ids = [line.split(b"\t", 1)[0] for line in open(path, "rb")]
+    ids_path = path + ".lat"
+    with open(ids_path, "wb") as f:
+        f.write(b"".join(ids[rng.randrange(n)] + b"\n" for _ in range(args.latency_ids)))
+    del ids
+    r["gz_single_ms"] = 1e3 * per_doc(args, dx, gz, ids_path, 1, args.latency_ids)
+    r["gz_batch_ms"] = 1e3 * per_doc(args, dx, gz, ids_path, 1000, args.latency_ids)
+
+    if not os.path.exists(bgz):
+        print(f"bench: docdex index --bgzf {bgz}", file=sys.stderr)
+        r["bgzf_write_s"] = run([dx, "index", "-q", "--bgzf", bgz, path])
+    else:
+        run([dx, "index", "-q", bgz])
+    r["bgzf_bytes"] = os.path.getsize(bgz)
+    r["bgzf_vs_gzip"] = r["bgzf_bytes"] / r["gzip_bytes"]
+    keys, src = stats_of(dx, bgz)
+    r["bgzf_points"] = int(src[0][7])
+    r["bgzf_index_bytes"] = int(keys["bytes"])
+    r["bgzf_points_pct_of_file"] = 100 * 32 * r["bgzf_points"] / r["bgzf_bytes"]
+    r["bgzf_single_ms"] = 1e3 * per_doc(args, dx, bgz, ids_path, 1, args.latency_ids)
+    r["bgzf_batch_ms"] = 1e3 * per_doc(args, dx, bgz, ids_path, 1000, args.latency_ids)
+
+    # Other spans, for the choice of the default.
+    r["spans"] = []
+    for span in args.spans:
+        t = run([dx, "index", "-q", "--span", span, "-o", gz + ".span.ddx", gz])
+        keys, src = stats_of(dx, gz + ".span.ddx")
+        r["spans"].append({
+            "span": span, "index_s": t,
+            "points_pct_of_gzip": 100 * (32 * int(src[0][7]) + int(src[0][8])) / r["gzip_bytes"],
+            "single_ms": 1e3 * per_doc(args, dx, gz + ".span.ddx", ids_path, 1, args.latency_ids)})
+        os.unlink(gz + ".span.ddx")
+    os.unlink(ids_path)
+    return r
+
+
+def report_gzip(results):
+    rows = [
+        ("gzip -6 file, MiB", lambda r: f"{r['gzip_bytes'] / MiB:.0f}"),
+        ("index build on .gz, s", lambda r: f"{r['gz_index_s']:.2f}"),
+        ("gzip -dc > /dev/null, s", lambda r: f"{r['gzip_dc_s']:.2f}"),
+        ("build / gzip -dc (goal <= 1.0)", lambda r: f"{r['gz_index_vs_gzip_dc']:.2f}"),
+        ("gzip: get, one id at a time, ms/doc (goal < 2)", lambda r: f"{r['gz_single_ms']:.2f}"),
+        ("gzip: get, batches of 1000, ms/doc", lambda r: f"{r['gz_batch_ms']:.2f}"),
+        ("gzip: access points", lambda r: f"{r['gz_points']:,}"),
+        ("gzip: points+windows / .gz (goal < 1%)", lambda r: f"{r['gz_points_pct_of_gzip']:.2f}%"),
+        ("gzip: whole index / .gz", lambda r: f"{r['gz_index_pct_of_gzip']:.2f}%"),
+        ("--bgzf file / gzip -6 (goal <= 1.05)", lambda r: f"{r['bgzf_vs_gzip']:.3f}"),
+        ("BGZF: get, one id at a time, ms/doc (goal < 0.3)", lambda r: f"{r['bgzf_single_ms']:.3f}"),
+        ("BGZF: get, batches of 1000, ms/doc", lambda r: f"{r['bgzf_batch_ms']:.3f}"),
+        ("BGZF: block table / file", lambda r: f"{r['bgzf_points_pct_of_file']:.3f}%"),
+    ]
+    head = [f"{r['kind']}" for r in results]
+    width = max(len(name) for name, _ in rows)
+    print(f"\n{'':<{width}}  " + "  ".join(f"{h:>12}" for h in head))
+    for name, fmt in rows:
+        print(f"{name:<{width}}  " + "  ".join(f"{fmt(r):>12}" for r in results))
+    for r in results:
+        print(f"\n{r['kind']}, other spans: span, build s, points+windows / .gz, ms/doc one at a time")
+        for sp in r["spans"]:
+            print(f"  {sp['span']:>6}  {sp['index_s']:6.2f}  {sp['points_pct_of_gzip']:6.2f}%  {sp['single_ms']:6.2f}")
+
+
 def report(results):
     rows = [
         ("records", lambda r: f"{r['records']:,}"),
@@ -183,11 +308,15 @@ def main():
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--lookups", type=int, default=1_000_000)
     ap.add_argument("--no-python", action="store_true", help="skip the Python dict reference")
+    ap.add_argument("--no-gzip", action="store_true", help="skip the gzip and BGZF figures")
+    ap.add_argument("--latency-ids", type=int, default=2000, help="ids for the latency figures")
+    ap.add_argument("--spans", default="512K,2M", help="other spans to measure, comma-separated")
     ap.add_argument("--json", default=None, help="write every figure here (default DIR/results.json)")
     args = ap.parse_args()
+    args.spans = [x for x in args.spans.split(",") if x]
     os.makedirs(args.dir, exist_ok=True)
 
-    results = []
+    results, gz_results = [], []
     for kind in ("passages", "documents"):
         path = os.path.join(args.dir, f"{kind}-{args.size}.tsv")
         if not os.path.exists(path):
@@ -196,16 +325,21 @@ def main():
             os.rename(path + ".tmp", path)
         print(f"bench: {kind}", file=sys.stderr)
         results.append(bench_corpus(args, kind, path))
+        if not args.no_gzip:
+            print(f"bench: {kind}, gzip and BGZF", file=sys.stderr)
+            gz_results.append(bench_gzip(args, kind, path))
 
     version = subprocess.run([args.docdex, "--version"], capture_output=True, text=True).stdout
     doc = {"machine": {"cpus": os.cpu_count(), "kernel": platform.release(),
                        "memory_bytes": os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")},
            "docdex": version.strip(), "repeat": args.repeat, "lookups": args.lookups,
-           "results": results}
+           "results": results, "gzip": gz_results}
     with open(args.json or os.path.join(args.dir, "results.json"), "w") as f:
         json.dump(doc, f, indent=1)
     print(f"docdex bench: medians of {args.repeat} runs, warm cache, {os.cpu_count()} CPUs\n")
     report(results)
+    if gz_results:
+        report_gzip(gz_results)
 
 
 main()

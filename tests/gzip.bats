@@ -1,0 +1,290 @@
+#!/usr/bin/env bats
+# gzip corpora: index and get straight from .gz files made by gzip, pigz,
+# bgzip and docdex --bgzf; damaged and changed files.
+
+load helpers
+
+# The reference: the same corpus uncompressed, indexed and read by id.
+plain_reference() {
+	local plain=$1
+	dx index -q "$plain"
+	cut -f1 "$plain" | shuf --random-source=<(yes) > ids
+	dx get "$plain" < ids > want
+}
+
+# get of every id (shuffled) from a gzip corpus gives the bytes get gives
+# from the uncompressed one, in single reads and in batches; --verify passes.
+serves_like_plain() {
+	local gz=$1
+	run --separate-stderr dx index -q --span 64K "$gz"
+	status_is 0
+	equals "$stderr" ""
+	dx get "$gz" < ids > got
+	cmp got want
+	dx get --batch 1 "$gz" < ids > got1
+	cmp got1 want
+	run --separate-stderr dx index -q --verify "$gz"
+	status_is 0
+}
+
+@test "gzip, pigz, multi-member, bgzip and --bgzf files serve what the plain file does" {
+	"$DX_SYNTH" --kind documents --count 1500 --seed 2 -o d.tsv
+	plain_reference d.tsv
+	gzip -6 -c d.tsv > gzip.tsv.gz
+	serves_like_plain gzip.tsv.gz
+	pigz -p 2 -c d.tsv > pigz.tsv.gz
+	serves_like_plain pigz.tsv.gz
+	head -n 600 d.tsv | gzip -1 > multi.tsv.gz
+	sed -n 601,601p d.tsv | gzip -9 >> multi.tsv.gz
+	tail -n +602 d.tsv | gzip >> multi.tsv.gz
+	serves_like_plain multi.tsv.gz
+	bgzip -c d.tsv > bgzip.tsv.gz
+	serves_like_plain bgzip.tsv.gz
+	run dx index --stats bgzip.tsv.gz
+	[[ $output == *$'\tok\tbgzf\t'"$(stat -c %s d.tsv)"$'\t'* ]]
+	run --separate-stderr dx index -q --bgzf own.tsv.gz d.tsv
+	status_is 0
+	serves_like_plain own.tsv.gz
+}
+
+@test "every format gzipped, in place, with stats telling what the file is" {
+	for layout in tsv jsonl-v2 beir trec; do
+		"$DX_SYNTH" --kind documents --layout $layout --count 300 -o c.$layout
+		gzip -k c.$layout
+		dx index -q c.$layout
+		dx index -q c.$layout.gz
+		dx get --position c.$layout -- $(seq 0 299) > want
+		dx get --position c.$layout.gz -- $(seq 0 299) > got
+		cmp got want
+		run dx index --stats c.$layout.gz
+		[[ $output == *$'\nsource\tc.'$layout$'.gz\t'*$'\t0\t300\tok\tgzip\t'"$(stat -c %s c.$layout)"$'\t'* ]]
+		[[ $output == *$'\nsection\taccess-points\t'* ]]
+	done
+}
+
+@test "records that cross access points and BGZF blocks come back whole" {
+	# Documents of 7 KB on average at a 64 KiB span: about one in nine
+	# crosses a point.
+	"$DX_SYNTH" --kind documents --count 2000 --seed 4 -o d.tsv
+	plain_reference d.tsv
+	gzip -c d.tsv > d.tsv.gz
+	serves_like_plain d.tsv.gz
+	# A record of 200 KB spans four BGZF blocks, in --bgzf output and bgzip's.
+	{ head -n 10 d.tsv; printf 'LONG\t'; head -c 200000 /dev/zero | tr '\0' 'x'; echo; tail -n +11 d.tsv; } > l.tsv
+	plain_reference l.tsv
+	dx index -q --bgzf l.bgz l.tsv
+	[ "$(gzip -dc l.bgz | wc -c)" -eq "$(stat -c %s l.tsv)" ]
+	dx get l.bgz LONG | cmp - <(grep '^LONG' l.tsv)
+	dx get l.bgz < ids | cmp - want
+	bgzip -c l.tsv > l.tsv.gz
+	dx index -q l.tsv.gz
+	dx get --batch 1 l.tsv.gz < ids | cmp - want
+}
+
+@test "--bgzf writes valid gzip in blocks that end at records" {
+	"$DX_SYNTH" --kind documents --count 800 -o d.tsv
+	run --separate-stderr dx index --bgzf d.bgz d.tsv
+	status_is 0
+	gzip -dc d.bgz | cmp - d.tsv
+	gzip -t d.bgz
+	bgzip -t d.bgz
+	[ -e d.bgz.ddx ]
+	run dx index --stats d.bgz
+	[[ $output == *$'\tok\tbgzf\t'* ]]
+	# bgzip reads the blocks back at the uncompressed offset of any record.
+	local line=417 off
+	off=$(head -n $((line - 1)) d.tsv | wc -c)
+	bgzip -r d.bgz
+	equals "$(bgzip -b "$off" -s 20 d.bgz)" "$(sed -n ${line}p d.tsv | head -c 20)"
+	# -o places the index; --bgzf does not overwrite its input.
+	dx index -q --bgzf d2.bgz -o elsewhere.ddx d.tsv
+	[ -e elsewhere.ddx ] && [ ! -e d2.bgz.ddx ]
+	run --separate-stderr dx index --bgzf ./d.tsv d.tsv
+	status_is 1
+	equals "$stderr" "docdex index: the BGZF output is the input file: './d.tsv'"
+	gzip -dc d.bgz | cmp - d.tsv
+	run --separate-stderr dx index --bgzf x.bgz a b
+	status_is 2
+	equals "$stderr" "docdex index: --bgzf rewrites one file (see docdex index --help)"
+	run --separate-stderr dx index --level 0 --bgzf x.bgz d.tsv
+	status_is 2
+	run --separate-stderr dx index --level 5 d.tsv
+	status_is 2
+	equals "$stderr" "docdex index: --level goes with --bgzf (see docdex index --help)"
+}
+
+@test "the real gzipped samples: MS MARCO v2, segmented v2, BEIR, Mr.TyDi, an empty shard" {
+	for f in msmarco-v2-doc.json.gz msmarco-v2-passage.json.gz msmarco-v2-doc-segmented-0.json.gz \
+		beir-segment1.jsonl.gz mrtydi-ja.jsonl.gz mrtydi-ar.jsonl.gz; do
+		use_data "$f"
+		gzip -dc "$f" > plain.json
+		python3 "$BATS_TEST_DIRNAME/expect_records.py" jsonl plain.json ids expected
+		run --separate-stderr dx index -q "$f"
+		status_is 0
+		dx get "$f" < ids > got
+		cmp got expected
+	done
+	run --separate-stderr dx get --field title mrtydi-ja.jsonl.gz "5#0"
+	equals "$output" "アンパサンド"
+	run --separate-stderr dx index -q --verify msmarco-v2-doc.json.gz
+	status_is 0
+	use_data msmarco-v2.1-passage-empty.json.gz
+	run --separate-stderr dx index --format jsonl msmarco-v2.1-passage-empty.json.gz
+	status_is 0
+	run dx index --stats msmarco-v2.1-passage-empty.json.gz
+	[[ $output == *$'\nrecords\t0\n'* ]]
+}
+
+@test "MS MARCO v2 bundles: many gzipped files in one index, ids checked against offsets" {
+	"$DX_SYNTH" --kind documents --layout jsonl-v2 --count 400 --seed 1 -o msmarco_doc_00
+	"$DX_SYNTH" --kind documents --layout jsonl-v2 --count 400 --seed 2 --bundle 1 -o msmarco_doc_01
+	gzip msmarco_doc_00 msmarco_doc_01
+	run --separate-stderr dx index -o v2.ddx msmarco_doc_00.gz msmarco_doc_01.gz
+	status_is 0
+	run --separate-stderr dx index --verify v2.ddx
+	status_is 0
+	local id
+	id=$(gzip -dc msmarco_doc_01.gz | sed -n 10p | grep -o '"docid": "[^"]*"' | cut -d'"' -f4)
+	[[ $id == msmarco_doc_01_* ]]
+	run --separate-stderr dx get --field docid v2.ddx "$id"
+	equals "$output" "$id"
+	# A bundle under another bundle's name: its ids do not fit.
+	cp msmarco_doc_00.gz msmarco_doc_07.gz
+	dx index -q msmarco_doc_07.gz
+	run --separate-stderr dx index --verify msmarco_doc_07.gz
+	status_is 1
+	equals "$stderr" "docdex index: record 0 differs from the index: its MS MARCO v2 id names bundle 00: 'msmarco_doc_07.gz:1'"
+}
+
+@test "damaged gzip files: one clear line with the file and the offset, no index" {
+	"$DX_SYNTH" --count 20000 -o p.tsv
+	gzip -c p.tsv > good.gz
+	local size
+	size=$(stat -c %s good.gz)
+
+	head -c 300000 good.gz > truncated.tsv.gz
+	run --separate-stderr dx index truncated.tsv.gz
+	status_is 1
+	equals "$stderr" "docdex index: truncated gzip file, it ends inside a member at compressed byte 300000: 'truncated.tsv.gz'"
+	[ ! -e truncated.tsv.gz.ddx ]
+
+	cp good.gz crc.tsv.gz
+	flip_byte crc.tsv.gz $((size - 7))
+	run --separate-stderr dx index crc.tsv.gz
+	status_is 1
+	equals "$stderr" "docdex index: gzip CRC mismatch at compressed byte $((size - 4)): 'crc.tsv.gz'"
+	[ ! -e crc.tsv.gz.ddx ]
+
+	cp good.gz len.tsv.gz
+	flip_byte len.tsv.gz $((size - 2))
+	run --separate-stderr dx index len.tsv.gz
+	status_is 1
+	equals "$stderr" "docdex index: gzip length mismatch at compressed byte $size: 'len.tsv.gz'"
+
+	cp good.gz body.tsv.gz
+	printf '\377\377\377\377' | dd of=body.tsv.gz bs=1 seek=1000 conv=notrunc status=none
+	# Damage inside the data: zlib's error, the CRC at the member's end, or a
+	# record the garbage broke first, whichever comes first.
+	run --separate-stderr dx index body.tsv.gz
+	status_is 1
+	[[ $stderr == "docdex index: "*": 'body.tsv.gz"* ]]
+	[ "$(wc -l <<<"$stderr")" -eq 1 ]
+	[ ! -e body.tsv.gz.ddx ]
+
+	cp p.tsv plain.tsv.gz
+	run --separate-stderr dx index plain.tsv.gz
+	status_is 1
+	equals "$stderr" "docdex index: not a gzip file (no gzip header at byte 0), though named so: 'plain.tsv.gz'"
+	[ ! -e plain.tsv.gz.ddx ]
+
+	# Garbage after the last member: a warning, as gzip gives, and the index.
+	{ cat good.gz; echo "trailing junk"; } > junk.tsv.gz
+	run --separate-stderr dx index junk.tsv.gz
+	status_is 0
+	equals "$stderr" "docdex index: garbage after the last gzip member at compressed byte $size, ignored: 'junk.tsv.gz'"
+	run dx get junk.tsv.gz 19999
+	equals "$output" "$(tail -n 1 p.tsv)"
+}
+
+@test "a source recompressed or changed since indexing is refused as stale" {
+	"$DX_SYNTH" --count 5000 -o p.tsv
+	gzip -6 -c p.tsv > p.tsv.gz
+	dx index -q p.tsv.gz
+	gzip -9 -c p.tsv > p.tsv.gz
+	run --separate-stderr dx get p.tsv.gz 7
+	status_is 1
+	equals "$stderr" "docdex get: corpus changed since it was indexed (its size), run docdex index again: 'p.tsv.gz'"
+	# Same bytes, other time: also refused.
+	dx index -q p.tsv.gz
+	touch -d '2001-01-01' p.tsv.gz
+	run --separate-stderr dx get p.tsv.gz 7
+	equals "$stderr" "docdex get: corpus changed since it was indexed (its modification time), run docdex index again: 'p.tsv.gz'"
+}
+
+@test "--span places the points; --batch changes nothing but speed" {
+	"$DX_SYNTH" --count 40000 -o p.tsv
+	gzip -c p.tsv > p.tsv.gz
+	dx index -q --span 64K p.tsv.gz
+	local many few
+	many=$(dx index --stats p.tsv.gz | awk -F'\t' '$1 == "source" { print $9 }')
+	dx index -q --span 4M p.tsv.gz
+	few=$(dx index --stats p.tsv.gz | awk -F'\t' '$1 == "source" { print $9 }')
+	[ "$many" -gt $((10 * few)) ]
+	[ "$few" -ge 1 ]
+	run --separate-stderr dx index --span 1000 p.tsv.gz
+	status_is 2
+	equals "$stderr" "docdex index: bad --span, give a size of at least 64K: '1000' (see docdex index --help)"
+	shuf -n 500 --random-source=<(yes) <(seq 0 39999) > ids
+	dx get --batch 1 p.tsv.gz < ids > a
+	dx get --batch 7 p.tsv.gz < ids > b
+	dx get p.tsv.gz < ids > c
+	cmp a b && cmp a c
+	run --separate-stderr dx get --batch 0 p.tsv.gz 1
+	status_is 2
+}
+
+@test "get answers ids as they come, without waiting for a full batch" {
+	"$DX_SYNTH" --count 3000 -o p.tsv
+	gzip -c p.tsv > p.tsv.gz
+	dx index -q p.tsv.gz
+	mkfifo in out
+	dx get p.tsv.gz < in > out &
+	local pid=$!
+	exec 5> in 6< out
+	echo 42 >&5
+	local line
+	# The answer comes while stdin stays open.
+	read -r -t 10 line <&6
+	equals "${line%%$'\t'*}" 42
+	echo 7 >&5
+	read -r -t 10 line <&6
+	equals "${line%%$'\t'*}" 7
+	exec 5>&- 6<&-
+	wait "$pid"
+}
+
+@test "messages about a gzip file name lines of its content" {
+	printf 'a\tone\nb\ttwo\na\tthree\n' | gzip > d.tsv.gz
+	run --separate-stderr dx index d.tsv.gz
+	status_is 1
+	equals "$stderr" "docdex index: duplicate id at d.tsv.gz:1 and d.tsv.gz:3 (keep one with --duplicates first or last): 'a'"
+	{ printf 'x\t1\n' | gzip; printf 'y\t2\n\tno id\n' | gzip; } > m.tsv.gz
+	run --separate-stderr dx index m.tsv.gz
+	equals "$stderr" "docdex index: record with an empty id (skip such records with --skip-bad): 'm.tsv.gz:3'"
+}
+
+@test "--stats counts the windows of every kind of gzip file" {
+	"$DX_SYNTH" --count 30000 -o p.tsv
+	head -n 15000 p.tsv | gzip > m.tsv.gz
+	tail -n +15001 p.tsv | gzip >> m.tsv.gz
+	dx index -q --span 64K m.tsv.gz
+	local points windows
+	points=$(dx index --stats m.tsv.gz | awk -F'\t' '$1 == "source" { print $9 }')
+	windows=$(dx index --stats m.tsv.gz | awk -F'\t' '$1 == "source" { print $10 }')
+	[ "$points" -gt 20 ]
+	# Every point but the two member starts has a window of some hundreds of bytes at least.
+	[ "$windows" -gt $(((points - 2) * 100)) ]
+	bgzip -c p.tsv > b.tsv.gz
+	dx index -q b.tsv.gz
+	equals "$(dx index --stats b.tsv.gz | awk -F'\t' '$1 == "source" { print $7, $10 }')" "bgzf 0"
+}

@@ -1,0 +1,306 @@
+/* gzip sources: the decompressing scan, access points, random reads, BGZF. */
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "buf.h"
+#include "docdex.h"
+#include "gz.h"
+#include "unit.h"
+
+static char dir[256];
+
+static const char *path(const char *name)
+{
+	static char p[4][512];
+	static int i;
+	i = (i + 1) % 4;
+	snprintf(p[i], sizeof p[i], "%s/%s", dir, name);
+	return p[i];
+}
+
+static int to_buf(void *ctx, const void *p, size_t n)
+{
+	return dx__buf_add(ctx, p, n);
+}
+
+/* A synthetic passage corpus of n records. */
+static void corpus(dx_buf *b, uint64_t n, int kind)
+{
+	dx_synth_opts o = { .kind = kind, .layout = DX_SYN_TSV, .seed = 11, .count = n };
+	dx_writer w = { to_buf, b };
+	dx_err err = { 0 };
+	b->len = 0;
+	CHECK(dx_synth_corpus(&o, &w, &err) == (int64_t)n);
+}
+
+/* Writes data as gzip members cut at the given offsets (level 6). */
+static void write_gz(const char *name, const char *data, size_t n, const size_t *cuts, int ncuts)
+{
+	FILE *f = fopen(path(name), "wb");
+	size_t at = 0;
+	for (int i = 0; i <= ncuts; i++) {
+		size_t end = i < ncuts ? cuts[i] : n;
+		unsigned char *out = malloc(compressBound(end - at) + 64);
+		z_stream z = { 0 };
+		deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
+		z.next_in = (unsigned char *)data + at;
+		z.avail_in = (uInt)(end - at);
+		z.next_out = out;
+		z.avail_out = (uInt)(compressBound(end - at) + 64);
+		CHECK(deflate(&z, Z_FINISH) == Z_STREAM_END);
+		fwrite(out, 1, z.total_out, f);
+		deflateEnd(&z);
+		free(out);
+		at = end;
+	}
+	fclose(f);
+}
+
+typedef struct scanned {
+	dx_buf out, points, windows;
+	int kind;
+	char warning[256];
+	int rc;
+	dx_err err;
+} scanned;
+
+/* Decompresses a whole file through dx_gzin, laying points every span. */
+static void scan(const char *name, uint64_t span, scanned *s)
+{
+	memset(s, 0, sizeof *s);
+	int fd = open(path(name), O_RDONLY);
+	unsigned char head[18];
+	ssize_t hn = pread(fd, head, sizeof head, 0);
+	s->kind = dx__gz_kind(head, hn > 0 ? (size_t)hn : 0);
+	dx_gzin *g = malloc(sizeof *g);
+	s->rc = dx__gzin_open(g, fd, path(name), s->kind, span, &s->err);
+	while (s->rc == 0) {
+		dx__buf_reserve(&s->out, 1 << 20);
+		int64_t n = dx__gzin_read(g, s->out.p + s->out.len, 1 << 20, &s->err);
+		if (n <= 0) {
+			s->rc = (int)n;
+			break;
+		}
+		s->out.len += (size_t)n;
+	}
+	s->points = g->points;
+	s->windows = g->windows;
+	g->points = g->windows = (dx_buf){ 0 };
+	snprintf(s->warning, sizeof s->warning, "%s", g->warning);
+	dx__gzin_close(g);
+	free(g);
+	close(fd);
+}
+
+static void free_scanned(scanned *s)
+{
+	dx__buf_free(&s->out);
+	dx__buf_free(&s->points);
+	dx__buf_free(&s->windows);
+}
+
+/* Reads ranges through the points and compares them with the original;
+ * also 6000 bytes around each of the given offsets, from a fresh start. */
+static void reads_across(const char *name, const scanned *s, const char *want, size_t n,
+                         const size_t *across, int nacross)
+{
+	struct stat st;
+	stat(path(name), &st);
+	int fd = open(path(name), O_RDONLY);
+	dx_gzsrc g;
+	dx_err err = { 0 };
+	const struct ddx_point *pts = (const void *)s->points.p;
+	uint64_t npts = s->points.len / sizeof *pts;
+	CHECK(dx__gzsrc_open(&g, fd, path(name), (uint64_t)st.st_size, n, pts, npts,
+	                     (const unsigned char *)s->windows.p, s->windows.len, &err) == 0);
+	dx_rng r;
+	dx_rng_seed(&r, 3);
+	int bad = 0;
+	for (int i = 0; i < 300 && !bad; i++) {
+		/* Random ranges, some across a point, some right at one, some forward. */
+		uint64_t off = dx_rng_below(&r, n);
+		if (i % 3 == 1 && npts > 1)
+			off = pts[dx_rng_below(&r, npts)].uoff - (i % 2 ? 0 : 100);
+		if (off >= n)
+			off = n - 1;
+		uint64_t len = 1 + dx_rng_below(&r, n - off < 200000 ? n - off : 200000);
+		const char *data;
+		if (dx__gzsrc_read(&g, off, len, &data, &err) != 0 || memcmp(data, want + off, len) != 0) {
+			fprintf(stderr, "%s: read %llu+%llu wrong (%s)\n", name, (unsigned long long)off,
+			        (unsigned long long)len, err.what);
+			bad = 1;
+		}
+	}
+	for (int k = 0; k < nacross && !bad; k++) {
+		const char *data;
+		uint64_t off = across[k] > 3000 ? across[k] - 3000 : 0;
+		g.live = 0;
+		if (dx__gzsrc_read(&g, off, 6000, &data, &err) != 0 || memcmp(data, want + off, 6000) != 0) {
+			fprintf(stderr, "%s: read across %zu wrong (%s)\n", name, across[k], err.what);
+			bad = 1;
+		}
+	}
+	CHECK(!bad);
+	/* Past the end: refused, not read. */
+	const char *data;
+	CHECK(dx__gzsrc_read(&g, n - 1, 2, &data, &err) == DX_ECORRUPT);
+	dx__gzsrc_close(&g);
+	close(fd);
+}
+
+static void reads_back(const char *name, const scanned *s, const char *want, size_t n)
+{
+	reads_across(name, s, want, n, NULL, 0);
+}
+
+static void single_member(void)
+{
+	dx_buf c = { 0 };
+	corpus(&c, 20000, DX_SYN_PASSAGES);
+	write_gz("one.gz", c.p, c.len, NULL, 0);
+	scanned s;
+	scan("one.gz", 256 << 10, &s);
+	CHECK_EQ(s.rc, 0);
+	CHECK_EQ(s.kind, DX_SOURCE_GZIP);
+	CHECK(s.out.len == c.len && memcmp(s.out.p, c.p, c.len) == 0);
+	const struct ddx_point *p = (const void *)s.points.p;
+	uint64_t n = s.points.len / sizeof *p;
+	/* A member point at 0, then block boundaries at least a span apart. */
+	CHECK(n > 10);
+	CHECK(p[0].uoff == 0 && (p[0].flags & DDX_POINT_MEMBER));
+	uint64_t full = 0, stored = 0;
+	for (uint64_t i = 1; i < n; i++) {
+		CHECK(p[i].uoff - p[i - 1].uoff >= 256 << 10);
+		CHECK(!(p[i].flags & DDX_POINT_MEMBER) && p[i].bits < 8 && p[i].window_len == DDX_WINDOW);
+		stored += p[i].window_clen;
+		full += compressBound(DDX_WINDOW) / 3;
+	}
+	/* Sparse windows take well under what whole ones would (about a third
+	 * of 32 KiB each, compressed). */
+	CHECK(stored < full * 3 / 4);
+	reads_back("one.gz", &s, c.p, c.len);
+	free_scanned(&s);
+	dx__buf_free(&c);
+}
+
+/* Members of every size, tiny ones included: points at member starts and
+ * reads that run from inside one member into the next. */
+static void multi_member(void)
+{
+	dx_buf c = { 0 };
+	corpus(&c, 8000, DX_SYN_PASSAGES);
+	size_t cuts[] = { 10, 11, 300000, 300100, 1000000, 2500000 };
+	write_gz("multi.gz", c.p, c.len, cuts, 6);
+	scanned s;
+	/* With a long span, the points are the members at least 64 KiB apart. */
+	scan("multi.gz", 4 << 20, &s);
+	CHECK_EQ(s.rc, 0);
+	CHECK(s.out.len == c.len && memcmp(s.out.p, c.p, c.len) == 0);
+	const struct ddx_point *p = (const void *)s.points.p;
+	uint64_t want[] = { 0, 300000, 1000000, 2500000 };
+	CHECK_EQ(s.points.len / sizeof *p, 4);
+	for (int i = 0; i < 4 && (size_t)i < s.points.len / sizeof *p; i++)
+		CHECK(p[i].uoff == want[i] && (p[i].flags & DDX_POINT_MEMBER));
+	reads_back("multi.gz", &s, c.p, c.len);
+	free_scanned(&s);
+	/* With a short one, reads also start inside members and run on into the
+	 * next: across every member boundary. */
+	scan("multi.gz", 64 << 10, &s);
+	CHECK_EQ(s.rc, 0);
+	reads_across("multi.gz", &s, c.p, c.len, cuts + 2, 4);
+	free_scanned(&s);
+	dx__buf_free(&c);
+}
+
+static void damage(void)
+{
+	dx_buf c = { 0 };
+	corpus(&c, 3000, DX_SYN_PASSAGES);
+	write_gz("d.gz", c.p, c.len, NULL, 0);
+	struct stat st;
+	stat(path("d.gz"), &st);
+	scanned s;
+
+	CHECK(truncate(path("d.gz"), st.st_size / 2) == 0);
+	scan("d.gz", 0, &s);
+	CHECK(s.rc == DX_EFORMAT && strstr(s.err.what, "truncated"));
+	free_scanned(&s);
+
+	write_gz("d.gz", c.p, c.len, NULL, 0);
+	int fd = open(path("d.gz"), O_RDWR);
+	unsigned char x = 0x55;
+	CHECK(pwrite(fd, &x, 1, st.st_size - 6) == 1); /* inside the CRC */
+	close(fd);
+	scan("d.gz", 0, &s);
+	CHECK(s.rc == DX_EFORMAT && strstr(s.err.what, "CRC mismatch"));
+	free_scanned(&s);
+
+	write_gz("d.gz", c.p, c.len, NULL, 0);
+	FILE *f = fopen(path("d.gz"), "ab");
+	fputs("trailing words", f);
+	fclose(f);
+	scan("d.gz", 0, &s);
+	CHECK_EQ(s.rc, 0);
+	CHECK(s.out.len == c.len);
+	CHECK(strstr(s.warning, "garbage after the last gzip member") != NULL);
+	free_scanned(&s);
+	dx__buf_free(&c);
+
+	unsigned char not_gz[] = "plain\ttext\n";
+	CHECK_EQ(dx__gz_kind(not_gz, sizeof not_gz), 0);
+}
+
+/* The BGZF writer: valid gzip, blocks of at most 64 KiB that end at
+ * records, every block a point. */
+static void bgzf(void)
+{
+	dx_buf c = { 0 };
+	corpus(&c, 3000, DX_SYN_DOCUMENTS);
+	FILE *f = fopen(path("docs.tsv"), "wb");
+	fwrite(c.p, 1, c.len, f);
+	fclose(f);
+	dx_build_opts o = { 0 };
+	dx_bgzf_report rep;
+	dx_err err = { 0 };
+	CHECK(dx_bgzf_write(path("docs.tsv"), path("docs.bgz"), &o, 6, &rep, &err) == 0);
+	CHECK_EQ(rep.records, 3000);
+	CHECK_EQ(rep.bytes_in, c.len);
+	scanned s;
+	scan("docs.bgz", DX_DEFAULT_SPAN, &s);
+	CHECK_EQ(s.rc, 0);
+	CHECK_EQ(s.kind, DX_SOURCE_BGZF);
+	CHECK(s.out.len == c.len && memcmp(s.out.p, c.p, c.len) == 0);
+	const struct ddx_point *p = (const void *)s.points.p;
+	uint64_t n = s.points.len / sizeof *p;
+	CHECK_EQ(n, rep.blocks + 1); /* and the empty block at the end */
+	for (uint64_t i = 1; i + 1 < n; i++) {
+		uint64_t u = p[i].uoff;
+		CHECK(p[i].flags & DDX_POINT_MEMBER);
+		CHECK(u - p[i - 1].uoff <= 0xff00);
+		/* A block starts a line, unless the record before is longer than a block. */
+		int at_record = c.p[u - 1] == '\n';
+		if (!at_record) {
+			const char *nl = memchr(c.p + p[i - 1].uoff, '\n', u - p[i - 1].uoff);
+			CHECK(nl == NULL);
+		}
+	}
+	reads_back("docs.bgz", &s, c.p, c.len);
+	free_scanned(&s);
+	dx__buf_free(&c);
+}
+
+int main(void)
+{
+	snprintf(dir, sizeof dir, "%s/dx-gz-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	CHECK(mkdtemp(dir) != NULL);
+	single_member();
+	multi_member();
+	damage();
+	bgzf();
+	char cmd[600];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	CHECK(system(cmd) == 0);
+	UNIT_DONE();
+}
