@@ -3,6 +3,7 @@
 #   make                 docdex and lib/libdocdex.a
 #   make check           C unit tests of lib/, then the bats suites
 #   make asan            make check under AddressSanitizer and UBSan
+#   make tsan            make check under ThreadSanitizer
 #   make demo            index a small generated corpus and serve from it
 #   make bench           the benchmarks (generates ~2 GB under build/bench)
 #   make install         PREFIX=/usr/local, DESTDIR honoured
@@ -21,7 +22,7 @@ ifdef DEV
 ALL_CFLAGS += -Werror
 endif
 ALL_CPPFLAGS = -D_GNU_SOURCE -Ilib $(CPPFLAGS)
-LDLIBS = -lz -lyaml -lm
+LDLIBS = -lz -lyaml -lm -lpthread
 
 PREFIX ?= /usr/local
 BINDIR = $(PREFIX)/bin
@@ -93,6 +94,12 @@ asan:
 	ASAN_OPTIONS=exitcode=86:detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:exitcode=87 \
 	$(MAKE) B=build/asan CFLAGS="$(SAN_FLAGS)" LDFLAGS="$(SAN_FLAGS)" check
 
+# The corpus is read ahead by a second thread: ThreadSanitizer watches it.
+TSAN_FLAGS = -O1 -g -fsanitize=thread
+tsan:
+	TSAN_OPTIONS=exitcode=88:halt_on_error=1 \
+	$(MAKE) B=build/tsan CFLAGS="$(TSAN_FLAGS)" LDFLAGS="$(TSAN_FLAGS)" check
+
 demo: all
 	sh tests/demo.sh $(abspath $(DOCDEX)) $(abspath $(SYNTH))
 
@@ -118,6 +125,6 @@ uninstall:
 clean:
 	rm -rf build docdex lib/libdocdex.a tests/dx-synth
 
-.PHONY: all unit check asan demo bench install uninstall clean
+.PHONY: all unit check asan tsan demo bench install uninstall clean
 .SUFFIXES:
 .SECONDARY:

@@ -1,10 +1,10 @@
 /*
  * scan.c: the scan of a corpus file from start to end, record by record,
  * for building an index and for verifying one.  The file is read in blocks
- * into one buffer (as wc does: no page-table work, and a file cut short
- * while it is read is an error, not a crash); the format's next() finds
- * records in it, and the unfinished tail moves to the front before the
- * next read.  The buffer grows only when one record is larger than it.
+ * (as wc does: no page-table work, and a file cut short while it is read
+ * is an error, not a crash), by a second thread a few blocks ahead
+ * (readahead.c); the format's next() finds records in each block, and an
+ * unfinished record moves on to the next block.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,9 +18,12 @@
 #include "err.h"
 #include "format.h"
 #include "gz.h"
+#include "readahead.h"
 #include "scan.h"
 
-enum { READ_SIZE = 1 << 20 };
+/* Chunks of 1 MiB, each with room for an unfinished record of 256 KiB
+ * before it. */
+enum { READ_SIZE = 1 << 20, HEADROOM = 1 << 18 };
 
 void dx__place(char *out, size_t outsz, const char *path, uint64_t offset)
 {
@@ -111,17 +114,31 @@ static int open_input(dx_scan *s, const char *path, int fd, dx_gzin *gz, dx_err 
 	return dx__gzin_open(gz, fd, path, s->kind, s->span, err);
 }
 
-static int64_t read_input(dx_scan *s, int fd, dx_gzin *gz, char *buf, size_t cap, const char *path,
-                          dx_err *err)
+typedef struct input {
+	int kind;
+	int fd;
+	dx_gzin *gz;
+	const char *path;
+	uint64_t read;        /* plain file bytes read (the reading thread's own) */
+} input;
+
+/* The readahead thread's fill: the file's bytes, inflated when gzip. */
+static int64_t read_input(void *ctx, char *buf, size_t cap, uint64_t *pos, dx_err *err)
 {
-	if (s->kind != DX_SOURCE_PLAIN)
-		return dx__gzin_read(gz, buf, cap, err);
+	input *in = ctx;
+	if (in->kind != DX_SOURCE_PLAIN) {
+		int64_t n = dx__gzin_read(in->gz, buf, cap, err);
+		*pos = in->gz->in_off;
+		return n;
+	}
 	for (;;) {
-		ssize_t n = read(fd, buf, cap);
-		if (n >= 0)
+		ssize_t n = read(in->fd, buf, cap);
+		if (n >= 0) {
+			*pos = in->read += (uint64_t)n;
 			return n;
+		}
 		if (errno != EINTR)
-			return dx__fail_sys(err, path, "cannot read");
+			return dx__fail_sys(err, in->path, "cannot read");
 	}
 }
 
@@ -131,7 +148,9 @@ int dx__scan_file(dx_scan *s, const char *path, uint32_t file, dx_err *err)
 	dx__buf_free(&s->windows);
 	s->warning[0] = '\0';
 	s->usize = 0;
-	dx_buf buf = { 0 }, scratch = { 0 };
+	dx_buf carry = { 0 }, scratch = { 0 };
+	dx_readahead ra;
+	int started = 0;
 	int rc = 0, fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return dx__fail_sys(err, path, "cannot open");
@@ -141,53 +160,61 @@ int dx__scan_file(dx_scan *s, const char *path, uint32_t file, dx_err *err)
 		return dx__fail_nomem(err);
 	}
 	gz->in = NULL;
+	input in = { 0, fd, gz, path, 0 };
 	if ((rc = open_input(s, path, fd, gz, err)) < 0)
 		goto out;
+	in.kind = s->kind; /* before the reading thread starts */
+	if ((rc = dx__ra_start(&ra, read_input, &in, HEADROOM, READ_SIZE, err)) < 0)
+		goto out;
+	started = 1;
 	uint64_t done_before = s->done;
 	const dx_format_ops *ops = NULL;
-	uint64_t base = 0;      /* file offset of buf.p[0] */
-	size_t start = 0;       /* where the unconsumed bytes start in buf */
-	size_t hint = 0;        /* bytes after start already searched in vain */
+	uint64_t base = 0;      /* file offset of the window's first byte */
+	size_t hint = 0;        /* bytes after the unconsumed start already searched in vain */
 	int eof = 0, first = 1;
-	if (dx__buf_reserve(&buf, READ_SIZE) < 0) {
-		rc = dx__fail_nomem(err);
-		goto out;
-	}
 	while (!eof) {
-		/* Drop what was consumed; grow only for a record larger than the buffer. */
-		if (s->on_bytes && start && (rc = s->on_bytes(s->ctx, buf.p, start, err)) < 0)
-			goto out;
-		memmove(buf.p, buf.p + start, buf.len - start);
-		base += start;
-		buf.len -= start;
-		start = 0;
-		if (buf.cap - buf.len < READ_SIZE / 2 && dx__buf_reserve(&buf, READ_SIZE) < 0) {
-			rc = dx__fail_nomem(err);
+		dx_chunk *c = dx__ra_next(&ra);
+		if (c->rc < 0) {
+			*err = c->err;
+			rc = c->rc;
 			goto out;
 		}
-		int64_t n = read_input(s, fd, gz, buf.p + buf.len, buf.cap - buf.len, path, err);
-		if (n < 0) {
-			rc = (int)n;
-			goto out;
-		}
-		eof = n == 0;
-		buf.len += (size_t)n;
-		s->usize += (uint64_t)n;
+		eof = c->last;
+		s->usize += c->len;
 		/* Progress counts file bytes, compressed or not. */
-		s->done = done_before + (s->kind == DX_SOURCE_PLAIN ? s->usize : gz->in_off);
+		s->done = done_before + c->pos;
 		if (s->progress && s->progress(s->progress_ctx, s->done, s->total)) {
 			rc = dx__fail(err, DX_ECANCELED, 0, path, "interrupted");
 			goto out;
 		}
-		if (first) {
-			/* The first block tells the format; a UTF-8 byte order mark is no record. */
-			first = 0;
-			if (s->detect && (rc = first_bytes(s, path, buf.p, buf.len, err)) < 0)
+		/* The window: the unfinished record of the last chunk, in this
+		 * chunk's headroom, then its data; or, for a record longer than
+		 * the headroom, everything gathered in carry. */
+		char *w;
+		size_t wlen;
+		if (carry.len <= HEADROOM) {
+			w = c->mem + HEADROOM - carry.len;
+			if (carry.len)
+				memcpy(w, carry.p, carry.len);
+			wlen = carry.len + c->len;
+		} else {
+			if (dx__buf_add(&carry, c->mem + HEADROOM, c->len) < 0) {
+				rc = dx__fail_nomem(err);
 				goto out;
-			if (buf.len >= 3 && memcmp(buf.p, "\xef\xbb\xbf", 3) == 0)
+			}
+			w = carry.p;
+			wlen = carry.len;
+		}
+		size_t start = 0;
+		if (first) {
+			/* The first chunk tells the format; a UTF-8 byte order mark is no record. */
+			first = 0;
+			if (s->detect && (rc = first_bytes(s, path, w, wlen, err)) < 0)
+				goto out;
+			if (wlen >= 3 && memcmp(w, "\xef\xbb\xbf", 3) == 0)
 				start = 3;
-			if (buf.len == 0)
-				goto out; /* an empty file holds no records, in any format */
+			if (wlen == 0)
+				goto end; /* an empty file holds no records, in any format */
 			if (!(ops = dx__format_ops(s->pm->format))) {
 				rc = dx__fail(err, DX_EINVAL, 0, path, "no corpus format given");
 				goto out;
@@ -196,16 +223,16 @@ int dx__scan_file(dx_scan *s, const char *path, uint32_t file, dx_err *err)
 		for (;;) {
 			const char *rec, *next;
 			size_t len;
-			int r = ops->next(buf.p + start, buf.p + buf.len, eof, &hint, &rec, &len, &next);
-			start = (size_t)(next - buf.p);
+			int r = ops->next(w + start, w + wlen, eof, &hint, &rec, &len, &next);
+			start = (size_t)(next - w);
 			if (r == 0)
 				break;
-			dx_scan_item it = { .file = file, .offset = base + (uint64_t)(rec - buf.p),
+			dx_scan_item it = { .file = file, .offset = base + (uint64_t)(rec - w),
 			                    .length = len, .rec = rec };
 			if (r < 0) {
 				it.bad = DX_EFORMAT;
 				it.why = "unterminated record at the end of the file";
-				start = buf.len;
+				start = wlen;
 			} else {
 				if (s->complete && (rc = complete_params(s, path, rec, len, it.offset, err)) < 0)
 					goto out;
@@ -215,13 +242,29 @@ int dx__scan_file(dx_scan *s, const char *path, uint32_t file, dx_err *err)
 			if ((rc = s->on_record(s->ctx, &it, err)) < 0)
 				goto out;
 		}
+		/* Hand over what was consumed (all of it at the end), and keep the
+		 * rest before the chunk goes back. */
+		size_t give = eof ? wlen : start;
+		if (s->on_bytes && give && (rc = s->on_bytes(s->ctx, w, give, err)) < 0)
+			goto out;
+		base += start;
+		if (w == carry.p) {
+			memmove(carry.p, carry.p + start, wlen - start);
+			carry.len = wlen - start;
+		} else {
+			carry.len = 0;
+			if (dx__buf_add(&carry, w + start, wlen - start) < 0) {
+				rc = dx__fail_nomem(err);
+				goto out;
+			}
+		}
 	}
+end:
+	dx__ra_stop(&ra);
+	started = 0;
 	struct stat st;
 	if (fstat(fd, &st) == 0)
 		s->done = done_before + (uint64_t)st.st_size;
-	/* What no record took (blank lines, text between TREC documents). */
-	if (s->on_bytes && buf.len && (rc = s->on_bytes(s->ctx, buf.p, buf.len, err)) < 0)
-		goto out;
 	if (s->kind != DX_SOURCE_PLAIN) {
 		/* The points and windows go to the caller; the warning too. */
 		s->points = gz->points;
@@ -230,7 +273,9 @@ int dx__scan_file(dx_scan *s, const char *path, uint32_t file, dx_err *err)
 		snprintf(s->warning, sizeof s->warning, "%s", gz->warning);
 	}
 out:
-	dx__buf_free(&buf);
+	if (started)
+		dx__ra_stop(&ra);
+	dx__buf_free(&carry);
 	dx__buf_free(&scratch);
 	dx__gzin_close(gz);
 	free(gz);
