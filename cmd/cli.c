@@ -31,6 +31,12 @@ void cli_lib_error(const char *cmd, const dx_err *err)
 		fprintf(stderr, "docdex %s: %s%s\n", cmd, err->what, sys);
 }
 
+int cli_lib_failure(const char *cmd, int rc, const dx_err *err)
+{
+	cli_lib_error(cmd, err);
+	return rc == DX_ECANCELED ? EXIT_INTERRUPTED : EXIT_FAIL;
+}
+
 void cli_output_error(const char *cmd, int sys)
 {
 	dx_err e = { .sys = sys };

@@ -27,6 +27,9 @@ void cli_error(const char *cmd, const char *what, const char *subject)
 	__attribute__((cold));
 /* The same for a library error, with strerror when a system call failed. */
 void cli_lib_error(const char *cmd, const dx_err *err) __attribute__((cold));
+/* Reports a library failure (code rc) and returns the exit status for it:
+ * EXIT_INTERRUPTED when it was canceled by a signal, else EXIT_FAIL. */
+int cli_lib_failure(const char *cmd, int rc, const dx_err *err) __attribute__((cold));
 /* A usage error: the message and where to read the usage; returns EXIT_USAGE. */
 int cli_usage_error(const char *cmd, const char *what, const char *subject) __attribute__((cold));
 /* The usage error for what getopt_long returned with optstring ":...":

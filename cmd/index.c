@@ -166,10 +166,8 @@ static int verify(const char *arg, int quiet)
 	int rc = dx_corpus_verify(c, progress_update, &p, &rep, &err);
 	progress_done(&p, NULL);
 	dx_corpus_close(c);
-	if (rc < 0) {
-		cli_lib_error("index", &err);
-		return rc == DX_ECANCELED ? EXIT_INTERRUPTED : EXIT_FAIL;
-	}
+	if (rc < 0)
+		return cli_lib_failure("index", rc, &err);
 	printf("ok\t%llu records\t%llu bytes\n", (unsigned long long)rep.records,
 	       (unsigned long long)rep.bytes);
 	if (fflush(stdout) != 0) {
@@ -192,10 +190,8 @@ static int rewrite_bgzf(index_args *a, const char *file)
 	cli_catch_signals();
 	int rc = dx_bgzf_write(file, a->bgzf, &opts, a->level ? a->level : 9, &rep, &err);
 	progress_done(&p, NULL);
-	if (rc < 0) {
-		cli_lib_error("index", &err);
-		return rc == DX_ECANCELED ? EXIT_INTERRUPTED : EXIT_FAIL;
-	}
+	if (rc < 0)
+		return cli_lib_failure("index", rc, &err);
 	if (rep.warning[0])
 		cli_error("index", rep.warning, rep.warning_file);
 	return EXIT_OK;
@@ -219,8 +215,7 @@ static int build(const index_args *a, int nfiles, char **files)
 	int rc = dx_index_build((const char *const *)files, (size_t)nfiles, out_path, &opts, &rep, &err);
 	if (rc < 0) {
 		progress_done(&p, NULL);
-		cli_lib_error("index", &err);
-		return rc == DX_ECANCELED ? EXIT_INTERRUPTED : EXIT_FAIL;
+		return cli_lib_failure("index", rc, &err);
 	}
 	char summary[4400], sz[32], isz[32];
 	snprintf(summary, sizeof summary, "indexed %llu records (%s) into %s (%s)",

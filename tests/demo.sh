@@ -38,3 +38,17 @@ step docdex get docs.tsv D0
 
 step docdex index --verify docs.tsv
 "$docdex" index --verify "$dir/docs.tsv"
+
+echo
+echo "The same corpus gzipped, indexed and read in place, and rewritten as BGZF:"
+gzip -c "$dir/docs.tsv" > "$dir/docs.tsv.gz"
+step docdex index docs.tsv.gz
+"$docdex" index "$dir/docs.tsv.gz"
+"$docdex" index --stats "$dir/docs.tsv.gz" | awk -F'\t' '$1 == "source" { print "kind " $7 ", " $9 " access points, " $10 " bytes of windows" }'
+step docdex get --field title docs.tsv.gz "$a" "$b"
+"$docdex" get --field title "$dir/docs.tsv.gz" "$a" "$b"
+step docdex index --bgzf docs.bgz docs.tsv.gz
+"$docdex" index --bgzf "$dir/docs.bgz" "$dir/docs.tsv.gz"
+step "cut -f1 docs.tsv | docdex get docs.bgz | cmp - docs.tsv"
+cut -f1 "$dir/docs.tsv" | "$docdex" get "$dir/docs.bgz" | cmp - "$dir/docs.tsv" &&
+	echo "all 10,000 documents served from BGZF by id, byte for byte"
