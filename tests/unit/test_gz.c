@@ -9,17 +9,6 @@
 #include "gz.h"
 #include "unit.h"
 
-static char dir[256];
-
-static const char *path(const char *name)
-{
-	static char p[4][512];
-	static int i;
-	i = (i + 1) % 4;
-	snprintf(p[i], sizeof p[i], "%s/%s", dir, name);
-	return p[i];
-}
-
 static int to_buf(void *ctx, const void *p, size_t n)
 {
 	return dx__buf_add(ctx, p, n);
@@ -293,14 +282,11 @@ static void bgzf(void)
 
 int main(void)
 {
-	snprintf(dir, sizeof dir, "%s/dx-gz-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	CHECK(mkdtemp(dir) != NULL);
+	CHECK(unit_mkdir());
 	single_member();
 	multi_member();
 	damage();
 	bgzf();
-	char cmd[600];
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-	CHECK(system(cmd) == 0);
+	CHECK(unit_rmdir());
 	UNIT_DONE();
 }

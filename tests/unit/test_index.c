@@ -7,17 +7,6 @@
 #include "docdex.h"
 #include "unit.h"
 
-static char dir[256];
-
-static const char *path(const char *name)
-{
-	static char p[4][512];
-	static int i;
-	i = (i + 1) % 4;
-	snprintf(p[i], sizeof p[i], "%s/%s", dir, name);
-	return p[i];
-}
-
 static void write_file(const char *name, const char *data, size_t n)
 {
 	FILE *f = fopen(path(name), "wb");
@@ -247,16 +236,13 @@ static void stale(void)
 
 int main(void)
 {
-	snprintf(dir, sizeof dir, "%s/dx-unit-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	CHECK(mkdtemp(dir) != NULL);
+	CHECK(unit_mkdir());
 	roundtrip();
 	sequential();
 	duplicates();
 	long_record();
 	damage();
 	stale();
-	char cmd[600];
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-	CHECK(system(cmd) == 0);
+	CHECK(unit_rmdir());
 	UNIT_DONE();
 }

@@ -39,6 +39,32 @@ static int unit_failures;
 		}                                                                            \
 	} while (0)
 
+/* A directory of the test's own for files, under $TMPDIR, and paths in it. */
+static char unit_dir[256];
+
+static inline int unit_mkdir(void)
+{
+	snprintf(unit_dir, sizeof unit_dir, "%s/dx-unit-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	return mkdtemp(unit_dir) != NULL;
+}
+
+static inline int unit_rmdir(void)
+{
+	char cmd[600];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", unit_dir);
+	return system(cmd) == 0;
+}
+
+/* unit_dir/name; four results stay valid at a time. */
+static inline const char *path(const char *name)
+{
+	static char p[4][512];
+	static int i;
+	i = (i + 1) % 4;
+	snprintf(p[i], sizeof p[i], "%s/%s", unit_dir, name);
+	return p[i];
+}
+
 #define UNIT_DONE()                                                                   \
 	do {                                                                          \
 		if (unit_failures)                                                    \
