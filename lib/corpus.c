@@ -24,10 +24,9 @@
 
 typedef struct csource {
 	char *path;           /* where it was found */
-	int kind;             /* DX_SOURCE_* */
 	const char *map;      /* plain: the file mapped */
 	uint64_t size;
-	int fd;               /* gzip: the file, read through gz */
+	int fd;               /* gzip: the file, read through gz; -1 for plain */
 	dx_gzsrc *gz;
 } csource;
 
@@ -146,7 +145,6 @@ static int open_source(dx_corpus *c, const char *dir, uint32_t i, dx_err *err)
 	/* open_checked found the file of the size indexed. */
 	dx_source_info si;
 	int rc = dx_index_get_source(c->ix, i, &si);
-	s->kind = si.kind;
 	if (si.kind != DX_SOURCE_PLAIN) {
 		const struct ddx_point *pts;
 		const unsigned char *windows;
@@ -229,7 +227,7 @@ void dx_corpus_close(dx_corpus *c)
 			dx__gzsrc_close(s->gz);
 			free(s->gz);
 		}
-		if (s->kind != DX_SOURCE_PLAIN && s->fd >= 0)
+		if (s->fd >= 0)
 			close(s->fd);
 		free(s->path);
 	}
@@ -273,12 +271,6 @@ int dx_corpus_id(dx_corpus *c, uint64_t pos, const char **id, size_t *len, dx_er
 	return dx__index_id(c->ix, pos, id, len, err);
 }
 
-/* Where record pos lies: its file, and its offset and length there. */
-static int locate(dx_corpus *c, uint64_t pos, uint32_t *file, uint64_t *off, uint64_t *len, dx_err *err)
-{
-	return dx__index_record(c->ix, pos, file, off, len, err);
-}
-
 int dx__corpus_bytes(dx_corpus *c, uint32_t file, uint64_t off, uint64_t len, const char **data,
                      dx_err *err)
 {
@@ -293,7 +285,8 @@ int dx_corpus_record(dx_corpus *c, uint64_t pos, dx_record *rec, dx_err *err)
 {
 	uint32_t file;
 	uint64_t off, len;
-	if (locate(c, pos, &file, &off, &len, err) < 0 || dx__corpus_bytes(c, file, off, len, &rec->data, err) < 0)
+	if (dx__index_record(c->ix, pos, &file, &off, &len, err) < 0 ||
+	    dx__corpus_bytes(c, file, off, len, &rec->data, err) < 0)
 		return err->code;
 	rec->pos = pos;
 	rec->len = (size_t)len;
@@ -323,11 +316,13 @@ int dx_corpus_records(dx_corpus *c, const uint64_t *pos, size_t n, dx_record *re
 	size_t m = 0;
 	for (size_t i = 0; i < n; i++) {
 		struct order *o = &c->order[m];
-		if (locate(c, pos[i], &o->file, &o->file_off, &o->len, err) < 0)
+		if (dx__index_record(c->ix, pos[i], &o->file, &o->file_off, &o->len, err) < 0)
 			return err->code;
-		recs[i] = (dx_record){ .pos = pos[i], .len = (size_t)o->len, .stable = 1 };
-		if (!c->src[o->file].gz) {
-			recs[i].data = c->src[o->file].map ? c->src[o->file].map + o->file_off : "";
+		recs[i] = (dx_record){ .pos = pos[i], .len = (size_t)o->len, .stable = !c->src[o->file].gz };
+		if (recs[i].stable) {
+			/* A plain file's record is a pointer into its mapping, read now. */
+			if (dx__corpus_bytes(c, o->file, o->file_off, o->len, &recs[i].data, err) < 0)
+				return err->code;
 			continue;
 		}
 		o->i = i;
@@ -345,10 +340,8 @@ int dx_corpus_records(dx_corpus *c, const uint64_t *pos, size_t n, dx_record *re
 		if (dx__buf_add(&c->arena, data, o->len) < 0)
 			return dx__fail_nomem(err);
 	}
-	for (size_t k = 0; k < m; k++) {
+	for (size_t k = 0; k < m; k++)
 		recs[c->order[k].i].data = c->arena.p + c->order[k].arena_off;
-		recs[c->order[k].i].stable = 0;
-	}
 	return 0;
 }
 

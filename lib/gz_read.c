@@ -157,7 +157,8 @@ static int pump(dx_gzsrc *g, unsigned char *dst, uint64_t n, dx_err *err)
 		if (g->z.avail_in == 0 &&
 		    load(g, g->in_off + (uint64_t)(g->z.next_in - g->in), err) < 0)
 			return err->code;
-		size_t step = n < (dst ? (1u << 30) : SKIP_SIZE) ? (size_t)n : (dst ? (1u << 30) : SKIP_SIZE);
+		uint64_t cap = dst ? 1u << 30 : SKIP_SIZE;
+		size_t step = (size_t)(n < cap ? n : cap);
 		g->z.next_out = dst ? dst : g->skip;
 		g->z.avail_out = (uInt)step;
 		int r = inflate(&g->z, Z_NO_FLUSH);
