@@ -121,6 +121,7 @@ const char *cli_bytes(uint64_t n, char *buf, size_t bufsz)
 void progress_init(progress *p, const char *label, int quiet)
 {
 	*p = (progress){ .label = label, .enabled = !quiet && isatty(STDERR_FILENO) };
+	cli_catch_signals();
 	p->start = p->last = cli_now();
 }
 

@@ -57,6 +57,7 @@ typedef struct progress {
 	double start, last;
 } progress;
 
+/* Also makes SIGINT and SIGTERM cancel the work, through progress_update. */
 void progress_init(progress *p, const char *label, int quiet);
 /* A dx_progress_fn: draws the bar; returns 1 once the process was interrupted. */
 int progress_update(void *ctx, uint64_t done, uint64_t total);

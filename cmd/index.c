@@ -161,7 +161,6 @@ static int verify(const char *arg, int quiet)
 	}
 	progress p;
 	progress_init(&p, "verifying", quiet);
-	cli_catch_signals();
 	dx_verify_report rep = { 0 };
 	int rc = dx_corpus_verify(c, progress_update, &p, &rep, &err);
 	progress_done(&p, NULL);
@@ -177,17 +176,23 @@ static int verify(const char *arg, int quiet)
 	return EXIT_OK;
 }
 
+/* The build options given, reporting to a progress bar. */
+static dx_build_opts with_progress(const index_args *a, progress *p, const char *label)
+{
+	dx_build_opts opts = a->build;
+	progress_init(p, label, a->quiet);
+	opts.progress = progress_update;
+	opts.progress_ctx = p;
+	return opts;
+}
+
 /* --bgzf: the corpus rewritten in blocks, to be indexed next. */
 static int rewrite_bgzf(index_args *a, const char *file)
 {
 	progress p;
-	progress_init(&p, "rewriting as BGZF", a->quiet);
-	dx_build_opts opts = a->build;
-	opts.progress = progress_update;
-	opts.progress_ctx = &p;
+	dx_build_opts opts = with_progress(a, &p, "rewriting as BGZF");
 	dx_bgzf_report rep;
 	dx_err err = { 0 };
-	cli_catch_signals();
 	int rc = dx_bgzf_write(file, a->bgzf, &opts, a->level ? a->level : 9, &rep, &err);
 	progress_done(&p, NULL);
 	if (rc < 0)
@@ -205,13 +210,9 @@ static int build(const index_args *a, int nfiles, char **files)
 	else if ((size_t)snprintf(out_path, sizeof out_path, "%s.ddx", files[0]) >= sizeof out_path)
 		return cli_usage_error("index", "path too long", files[0]);
 	progress p;
-	progress_init(&p, "indexing", a->quiet);
-	dx_build_opts opts = a->build;
-	opts.progress = progress_update;
-	opts.progress_ctx = &p;
+	dx_build_opts opts = with_progress(a, &p, "indexing");
 	dx_build_report rep;
 	dx_err err = { 0 };
-	cli_catch_signals();
 	int rc = dx_index_build((const char *const *)files, (size_t)nfiles, out_path, &opts, &rep, &err);
 	if (rc < 0) {
 		progress_done(&p, NULL);
