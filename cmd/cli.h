@@ -21,6 +21,7 @@ typedef int (*cmd_fn)(int argc, char **argv);
 
 int cmd_index(int argc, char **argv);
 int cmd_get(int argc, char **argv);
+int cmd_sample(int argc, char **argv);
 
 /* "docdex CMD: what: 'subject'" (the subject only when there is one). */
 void cli_error(const char *cmd, const char *what, const char *subject)

@@ -134,3 +134,42 @@ void dx__atomic_abort(dx_atomic *a)
 	free(a->path);
 	a->tmp = a->path = NULL;
 }
+
+/* The public face of the same, for the files the command line writes. */
+struct dx_output {
+	dx_atomic a;
+};
+
+dx_output *dx_output_open(const char *path, dx_err *err)
+{
+	dx_output *f = malloc(sizeof *f);
+	if (!f) {
+		dx__fail_nomem(err);
+		return NULL;
+	}
+	if (dx__atomic_open(&f->a, path, err) < 0) {
+		dx_output_abort(f);
+		return NULL;
+	}
+	return f;
+}
+
+int dx_output_fd(const dx_output *f)
+{
+	return f->a.fd;
+}
+
+int dx_output_commit(dx_output *f, dx_err *err)
+{
+	int r = dx__atomic_commit(&f->a, err);
+	dx_output_abort(f);
+	return r;
+}
+
+void dx_output_abort(dx_output *f)
+{
+	if (!f)
+		return;
+	dx__atomic_abort(&f->a);
+	free(f);
+}

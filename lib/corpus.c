@@ -302,6 +302,17 @@ static int by_place(const void *a, const void *b)
 	return x->file_off < y->file_off ? -1 : x->file_off > y->file_off;
 }
 
+/* Reads a byte of each page of a mapped record, so that the page faults of
+ * a batch come in file order. */
+static void fault_in(const char *p, size_t len)
+{
+	const volatile char *v = p;
+	for (size_t off = 0; off < len; off += 4096)
+		(void)v[off];
+	if (len)
+		(void)v[len - 1];
+}
+
 int dx_corpus_records(dx_corpus *c, const uint64_t *pos, size_t n, dx_record *recs, dx_err *err)
 {
 	if (n > c->order_cap) {
@@ -311,42 +322,51 @@ int dx_corpus_records(dx_corpus *c, const uint64_t *pos, size_t n, dx_record *re
 		c->order = o;
 		c->order_cap = n;
 	}
-	/* Decompressed records are copied into the arena in file order, then
+	/* Records are read in file order: a stretch of a gzip file shared by
+	 * several is decompressed once, and a cold mapped file is read
+	 * forward.  Decompressed records are copied into the arena, then
 	 * pointed at once the arena has stopped moving. */
-	size_t m = 0;
 	for (size_t i = 0; i < n; i++) {
-		struct order *o = &c->order[m];
+		struct order *o = &c->order[i];
 		if (dx__index_record(c->ix, pos[i], &o->file, &o->file_off, &o->len, err) < 0)
 			return err->code;
 		recs[i] = (dx_record){ .pos = pos[i], .len = (size_t)o->len, .stable = !c->src[o->file].gz };
-		if (recs[i].stable) {
-			/* A plain file's record is a pointer into its mapping, read now. */
-			if (dx__corpus_bytes(c, o->file, o->file_off, o->len, &recs[i].data, err) < 0)
-				return err->code;
-			continue;
-		}
 		o->i = i;
-		m++;
 	}
-	if (m > 1)
-		qsort(c->order, m, sizeof *c->order, by_place);
+	if (n > 1)
+		qsort(c->order, n, sizeof *c->order, by_place);
 	c->arena.len = 0;
-	for (size_t k = 0; k < m; k++) {
+	for (size_t k = 0; k < n; k++) {
 		struct order *o = &c->order[k];
 		const char *data;
 		if (dx__corpus_bytes(c, o->file, o->file_off, o->len, &data, err) < 0)
 			return err->code;
+		if (recs[o->i].stable) {
+			recs[o->i].data = data;
+			fault_in(data, o->len);
+			continue;
+		}
 		o->arena_off = c->arena.len;
 		if (dx__buf_add(&c->arena, data, o->len) < 0)
 			return dx__fail_nomem(err);
 	}
-	for (size_t k = 0; k < m; k++)
-		recs[c->order[k].i].data = c->arena.p + c->order[k].arena_off;
+	for (size_t k = 0; k < n; k++)
+		if (!recs[c->order[k].i].stable)
+			recs[c->order[k].i].data = c->arena.p + c->order[k].arena_off;
 	return 0;
 }
 
 dx_fields *dx_fields_parse(dx_corpus *c, const char *spec, dx_err *err)
 {
+	if (!spec) {
+		dx_fields *f = calloc(1, sizeof *f + sizeof f->item[0]);
+		const char *why = "";
+		if (!f)
+			dx__fail_nomem(err);
+		else
+			f->n = c->ops->field_parse(c->pm, "", 0, &f->item[0], &why) == 0;
+		return f;
+	}
 	size_t n = 1;
 	for (const char *p = spec; *p; p++)
 		n += *p == ',';

@@ -255,6 +255,9 @@ DX_MUST_CHECK int dx_corpus_id(dx_corpus *c, uint64_t pos, const char **id, size
 /*
  * A field selection: one or more TSV column numbers or names, JSON keys or
  * TREC elements, separated by commas.  Parsed once, used for every record.
+ * A NULL spec selects the record's text: a TSV column named text or body,
+ * else the last column; the first JSON key of text, contents, body,
+ * passage, segment; a TREC document's <TEXT>, else all after its <DOCNO>.
  */
 typedef struct dx_fields dx_fields;
 DX_MUST_CHECK dx_fields *dx_fields_parse(dx_corpus *c, const char *spec, dx_err *err);
@@ -267,6 +270,88 @@ void dx_fields_free(dx_fields *f);
  */
 DX_MUST_CHECK int dx_corpus_fields(dx_corpus *c, const dx_fields *f, const dx_record *rec,
                                    const char **out, size_t *outlen, dx_err *err);
+
+/* ---- training triples ---------------------------------------------------- */
+
+/*
+ * Triples (a query, a document judged relevant to it and one or more that
+ * are not) drawn from a corpus.  Queries come from a file of query texts;
+ * (query, positive) pairs from qrels, negatives from a run, from the whole
+ * corpus, or both; or whole ID triples come from a file, in its order.
+ * Input files may be gzipped.
+ */
+typedef struct dx_sample_opts {
+	const char *queries;   /* qid TAB text, single-line "qid text", JSONL
+	                          (_id/id/qid and text/query/title/contents),
+	                          or TREC topics (<top> or <topic>) */
+	const char *qrels;     /* TREC "qid iter docid rel" or BEIR "qid docid
+	                          score" (with or without its header) */
+	const char *run;       /* TREC run "qid Q0 docid rank score tag", or NULL */
+	const char *triples;   /* ID triples "qid TAB pos TAB neg...": replaces
+	                          qrels and run */
+	double min_rel;        /* a judgement >= min_rel is a positive */
+	unsigned depth;        /* run: the top depth by score per query; 0 all */
+	int exclude_judged;    /* no judged document as a negative, whatever its
+	                          relevance (positives are never negatives) */
+	int random;            /* draw negatives uniformly from the corpus */
+	double run_ratio;      /* with both run and random: the share of
+	                          negatives taken from the run, 0 to 1 */
+	unsigned negatives;    /* negatives per triple, at least 1 */
+	uint64_t seed;
+	uint64_t count;        /* triples in all, over every shard; 0: by epochs */
+	uint64_t epochs;       /* passes over the pairs (or triples file) when
+	                          count is 0; 0 means 1 */
+	uint64_t rank, world_size; /* this shard: triples n with n % world_size == rank */
+	int strict;            /* a bad input line is an error, not a count */
+} dx_sample_opts;
+
+/* What was wrong with the inputs, counted; with strict, the first is an error. */
+enum {
+	DX_SP_NO_TEXT,         /* a judgement or triple whose query has no text */
+	DX_SP_UNKNOWN_ID,      /* a judged, run or triple id not in the corpus */
+	DX_SP_BAD_LINE,        /* a line with too few columns or a bad number */
+	DX_SP_DUP_QUERY,       /* a query id given twice in the queries (the
+	                          first text is kept) */
+	DX_SP_KINDS
+};
+
+typedef struct dx_sample_report {
+	uint64_t queries;      /* query texts read */
+	uint64_t positives;    /* judgements at min_rel or above, kept */
+	uint64_t pairs;        /* (query, positive) pairs that are sampled */
+	uint64_t no_negative;  /* pairs left out: no negative can be drawn */
+	uint64_t run_entries;  /* run candidates kept, after depth and exclusions */
+	uint64_t total;        /* triples in all shards (0 for a triples file,
+	                          whose length is not known in advance) */
+	uint64_t problems[DX_SP_KINDS];
+	char first[DX_SP_KINDS][512]; /* "FILE:LINE" of the first of each kind */
+} dx_sample_report;
+
+typedef struct dx_triple {
+	uint64_t n;            /* its number in the unsharded sequence */
+	const char *qid;       /* valid until the sampler is closed */
+	size_t qid_len;
+	const char *query;
+	size_t query_len;
+	uint64_t pos;          /* the positive's position in the corpus */
+	uint64_t *neg;         /* set by the caller: room for opts.negatives */
+	unsigned nneg;         /* negatives written */
+} dx_triple;
+
+typedef struct dx_sampler dx_sampler;
+
+/* Reads the inputs and prepares the sampling; the corpus must stay open
+ * while the sampler is used.  Returns NULL with err filled on failure. */
+DX_MUST_CHECK dx_sampler *dx_sampler_open(dx_corpus *c, const dx_sample_opts *o, dx_err *err);
+
+/* The next triple of this shard: 1, 0 after the last one, or a negative
+ * code (a triples file that cannot be read, or a bad line under strict). */
+DX_MUST_CHECK int dx_sampler_next(dx_sampler *s, dx_triple *t, dx_err *err);
+
+/* What was read and counted so far. */
+const dx_sample_report *dx_sampler_report(const dx_sampler *s);
+
+void dx_sampler_close(dx_sampler *s);
 
 /* ---- verification -------------------------------------------------------- */
 
@@ -283,6 +368,23 @@ typedef struct dx_verify_report {
  */
 DX_MUST_CHECK int dx_corpus_verify(dx_corpus *c, dx_progress_fn progress, void *ctx,
                                    dx_verify_report *report, dx_err *err);
+
+/* ---- output files ------------------------------------------------------- */
+
+/*
+ * A file that appears whole or not at all: written through a temporary
+ * file in the target's directory, flushed to disk and renamed over the
+ * target by dx_output_commit.  A process that fails, is interrupted or is
+ * killed leaves the earlier file (if any) as it was.
+ */
+typedef struct dx_output dx_output;
+DX_MUST_CHECK dx_output *dx_output_open(const char *path, dx_err *err);
+/* The descriptor to write the bytes to. */
+int dx_output_fd(const dx_output *f);
+/* Replaces the target with what was written; frees f either way. */
+DX_MUST_CHECK int dx_output_commit(dx_output *f, dx_err *err);
+/* Drops what was written and frees f; accepts NULL. */
+void dx_output_abort(dx_output *f);
 
 /* ---- random numbers and permutations ------------------------------------ */
 

@@ -19,28 +19,6 @@ static int find_member(const char *rec, size_t len, const char *key, size_t klen
 	return r;
 }
 
-/* A string value's bytes (decoded when it holds escapes), or any other
- * value's text as it stands. */
-static int value_bytes(const dx_json_member *m, dx_buf *scratch, const char **out, size_t *outlen)
-{
-	if (*m->val != '"') {
-		*out = m->val;
-		*outlen = (size_t)(m->val_end - m->val);
-		return 0;
-	}
-	if (dx__json_plain_string(m->val, m->val_end)) {
-		*out = m->val + 1;
-		*outlen = (size_t)(m->val_end - m->val - 2);
-		return 0;
-	}
-	size_t at = scratch->len;
-	if (dx__json_decode(m->val, m->val_end, scratch) < 0)
-		return -1;
-	*out = scratch->p + at;
-	*outlen = scratch->len - at;
-	return 0;
-}
-
 /* Whether only blanks follow the object's closing brace. */
 static int only_blanks(const char *p, const char *end)
 {
@@ -80,7 +58,7 @@ static int jsonl_id(const dx_params *pm, const char *rec, size_t len, dx_buf *sc
 		*why = "id that is not a string or a number";
 		return DX_EFORMAT;
 	}
-	if (value_bytes(&idm, scratch, id, idlen) < 0) {
+	if (dx__json_value(&idm, scratch, id, idlen) < 0) {
 		*why = "malformed JSON string as id";
 		return DX_EFORMAT;
 	}
@@ -112,7 +90,9 @@ static int jsonl_field_parse(const dx_params *pm, const char *name, size_t len, 
 {
 	(void)pm;
 	memset(f, 0, sizeof *f);
-	if (len == 0 || len >= sizeof f->name) {
+	if (len == 0)
+		return 0; /* the text: see text_member() */
+	if (len >= sizeof f->name) {
 		*why = "field names are 1 to 127 bytes";
 		return DX_EINVAL;
 	}
@@ -121,12 +101,33 @@ static int jsonl_field_parse(const dx_params *pm, const char *name, size_t len, 
 	return 0;
 }
 
+/* The member that holds a record's text: the first of these keys that it
+ * has (BEIR, anserini, MS MARCO v2 documents, passages, segments). */
+static int text_member(const char *rec, size_t len, dx_json_member *out)
+{
+	static const char *const keys[] = { "text", "contents", "body", "passage", "segment" };
+	const size_t nkeys = sizeof keys / sizeof *keys;
+	const char *p = rec, *end = rec + len;
+	dx_json_member m;
+	size_t best = nkeys;
+	if (dx__json_open_object(&p, end) < 0)
+		return -1;
+	int r;
+	while ((r = dx__json_next_member(&p, end, &m)) == 1)
+		for (size_t i = 0; i < best; i++)
+			if (dx__json_key_is(&m, keys[i], strlen(keys[i]))) {
+				*out = m;
+				best = i;
+			}
+	return r < 0 ? -1 : best < nkeys;
+}
+
 static int jsonl_field(const dx_params *pm, const dx_field *f, const char *rec, size_t len,
                        dx_buf *scratch, const char **out, size_t *outlen)
 {
 	(void)pm;
 	dx_json_member m;
-	int r = find_member(rec, len, f->name, f->name_len, &m);
+	int r = f->name_len ? find_member(rec, len, f->name, f->name_len, &m) : text_member(rec, len, &m);
 	if (r < 0)
 		return DX_EFORMAT;
 	if (r == 0) {
@@ -134,7 +135,7 @@ static int jsonl_field(const dx_params *pm, const dx_field *f, const char *rec, 
 		*outlen = 0;
 		return 0;
 	}
-	return value_bytes(&m, scratch, out, outlen) < 0 ? DX_EFORMAT : 0;
+	return dx__json_value(&m, scratch, out, outlen) < 0 ? DX_EFORMAT : 0;
 }
 
 const dx_format_ops dx__fmt_jsonl = {

@@ -156,7 +156,11 @@ static int trec_field_parse(const dx_params *pm, const char *name, size_t len, d
 {
 	(void)pm;
 	memset(f, 0, sizeof *f);
-	if (len == 0 || len >= sizeof f->name || memchr(name, '<', len) || memchr(name, '>', len)) {
+	if (len == 0) {
+		f->column = TREC_TEXT; /* the text */
+		return 0;
+	}
+	if (len >= sizeof f->name || memchr(name, '<', len) || memchr(name, '>', len)) {
 		*why = "element names are 1 to 127 bytes without '<' or '>'";
 		return DX_EINVAL;
 	}

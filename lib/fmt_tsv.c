@@ -49,10 +49,20 @@ const char *dx__tsv_default_columns(const char *rec, size_t len)
 	return "";
 }
 
+enum { LAST_COLUMN = ~0u };
+
 static int tsv_field_parse(const dx_params *pm, const char *name, size_t len, dx_field *f,
                            const char **why)
 {
 	memset(f, 0, sizeof *f);
+	if (len == 0) {
+		/* The text: a column named text or body, else the last one, which
+		 * it is in every usual layout (id,text; id,title,text; id,url,title,body). */
+		if (tsv_field_parse(pm, "text", 4, f, why) == 0 || tsv_field_parse(pm, "body", 4, f, why) == 0)
+			return 0;
+		f->column = LAST_COLUMN;
+		return 0;
+	}
 	size_t digits = 0;
 	unsigned long n = 0;
 	while (digits < len && digits < 8 && name[digits] >= '0' && name[digits] <= '9')
@@ -87,6 +97,12 @@ static int tsv_field(const dx_params *pm, const dx_field *f, const char *rec, si
 {
 	(void)pm;
 	(void)scratch;
+	if (f->column == LAST_COLUMN) {
+		const char *t = memrchr(rec, '\t', len);
+		*out = t ? t + 1 : rec;
+		*outlen = (size_t)(rec + len - *out);
+		return 0;
+	}
 	if (!column(rec, len, f->column, out, outlen)) {
 		*out = rec;
 		*outlen = 0;

@@ -38,7 +38,9 @@ typedef struct dx_field {
 	size_t name_len;
 } dx_field;
 
-/* Parses one field name for this format.  Returns 0, or DX_EINVAL with *why. */
+/* Parses one field name for this format; an empty name (len 0) selects the
+ * record's text, as the format best knows it.  Returns 0, or DX_EINVAL
+ * with *why. */
 typedef int (*dx_field_parse_fn)(const dx_params *pm, const char *name, size_t len,
                                  dx_field *f, const char **why);
 

@@ -243,3 +243,23 @@ int dx__json_key_is(const dx_json_member *m, const char *name, size_t len)
 		return 0;
 	return b.len == len && memcmp(b.p, name, len) == 0;
 }
+
+int dx__json_value(const dx_json_member *m, dx_buf *scratch, const char **out, size_t *outlen)
+{
+	if (*m->val != '"') {
+		*out = m->val;
+		*outlen = (size_t)(m->val_end - m->val);
+		return 0;
+	}
+	if (dx__json_plain_string(m->val, m->val_end)) {
+		*out = m->val + 1;
+		*outlen = (size_t)(m->val_end - m->val - 2);
+		return 0;
+	}
+	size_t at = scratch->len;
+	if (dx__json_decode(m->val, m->val_end, scratch) < 0)
+		return -1;
+	*out = scratch->p + at;
+	*outlen = scratch->len - at;
+	return 0;
+}

@@ -41,4 +41,10 @@ int dx__json_decode(const char *val, const char *val_end, dx_buf *out);
  * bytes between the quotes can be used as they are. */
 int dx__json_plain_string(const char *val, const char *val_end);
 
+/* The bytes of a member's value: a string's decoded bytes (pointing into
+ * the record when it holds no escape, else appended to scratch), or any
+ * other value's bytes as they are.  Returns 0, or -1 on a bad escape or
+ * ENOMEM. */
+int dx__json_value(const dx_json_member *m, dx_buf *scratch, const char **out, size_t *outlen);
+
 #endif

@@ -1,0 +1,401 @@
+/* sample.c: docdex sample, training triples drawn from an indexed corpus. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "out.h"
+
+static const char usage[] =
+	"usage: docdex sample [options] CORPUS_OR_INDEX\n"
+	"\n"
+	"Write training triples (query, positive, negative) drawn from an indexed\n"
+	"corpus, the same for the same seed on any machine.\n"
+	"\n"
+	"Inputs (plain or gzipped):\n"
+	"      --queries FILE       query texts: qid TAB text, JSONL (BEIR queries.jsonl)\n"
+	"                           or TREC topics\n"
+	"      --qrels FILE         judgements: TREC qrels (qid iter docid rel) or BEIR\n"
+	"                           qrels (query-id corpus-id score)\n"
+	"      --min-rel N          a judgement of N or more is a positive (default: 1)\n"
+	"      --run FILE           negatives from a TREC run (qid Q0 docid rank score tag)\n"
+	"      --depth K            keep each query's top K run documents by score\n"
+	"                           (default: all)\n"
+	"      --exclude-judged     no judged document is a negative, whatever its\n"
+	"                           relevance (positives never are)\n"
+	"      --random             negatives drawn uniformly from the whole corpus\n"
+	"      --run-ratio R        with --run and --random, the share of negatives\n"
+	"                           from the run, 0 to 1 (default: 0.5)\n"
+	"      --triples FILE       ID triples (qid TAB pos TAB neg) in the file's order,\n"
+	"                           instead of --qrels, --run and --random\n"
+	"\n"
+	"Output:\n"
+	"  -o, --output FILE        write to FILE, replaced only once complete\n"
+	"                           (default: stdout)\n"
+	"      --format FORMAT      tsv (query, positive, negative texts), ids (their\n"
+	"                           ids) or jsonl (both) (default: tsv)\n"
+	"      --field NAMES        the document fields to print, joined by a space, as in\n"
+	"                           docdex get (default: the text)\n"
+	"      --negatives K        negatives per triple (default: 1); jsonl then\n"
+	"                           gives lists\n"
+	"\n"
+	"How many, and which:\n"
+	"      --count N            triples in all, over every shard\n"
+	"      --epochs E           passes over all (query, positive) pairs, or over the\n"
+	"                           triples file, when there is no --count (default: 1)\n"
+	"      --seed S             the seed of the draws (default: 0)\n"
+	"      --rank R             this process's shard, 0 to W-1 (default: $RANK, or 0)\n"
+	"      --world-size W       number of shards (default: $WORLD_SIZE, or 1)\n"
+	"      --strict             stop at the first bad input line, instead of\n"
+	"                           counting bad lines in a summary on stderr\n"
+	"      --stats              print what was read and written to stderr\n"
+	"  -h, --help               show this help\n";
+
+enum {
+	OPT_QUERIES = 256, OPT_QRELS, OPT_MIN_REL, OPT_RUN, OPT_DEPTH, OPT_EXCLUDE_JUDGED,
+	OPT_RANDOM, OPT_RUN_RATIO, OPT_TRIPLES, OPT_FORMAT, OPT_FIELD, OPT_NEGATIVES, OPT_COUNT,
+	OPT_EPOCHS, OPT_SEED, OPT_RANK, OPT_WORLD_SIZE, OPT_STRICT, OPT_STATS
+};
+
+static const struct option options[] = {
+	{ "queries", required_argument, NULL, OPT_QUERIES },
+	{ "qrels", required_argument, NULL, OPT_QRELS },
+	{ "min-rel", required_argument, NULL, OPT_MIN_REL },
+	{ "run", required_argument, NULL, OPT_RUN },
+	{ "depth", required_argument, NULL, OPT_DEPTH },
+	{ "exclude-judged", no_argument, NULL, OPT_EXCLUDE_JUDGED },
+	{ "random", no_argument, NULL, OPT_RANDOM },
+	{ "run-ratio", required_argument, NULL, OPT_RUN_RATIO },
+	{ "triples", required_argument, NULL, OPT_TRIPLES },
+	{ "output", required_argument, NULL, 'o' },
+	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "field", required_argument, NULL, OPT_FIELD },
+	{ "negatives", required_argument, NULL, OPT_NEGATIVES },
+	{ "count", required_argument, NULL, OPT_COUNT },
+	{ "epochs", required_argument, NULL, OPT_EPOCHS },
+	{ "seed", required_argument, NULL, OPT_SEED },
+	{ "rank", required_argument, NULL, OPT_RANK },
+	{ "world-size", required_argument, NULL, OPT_WORLD_SIZE },
+	{ "strict", no_argument, NULL, OPT_STRICT },
+	{ "stats", no_argument, NULL, OPT_STATS },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+enum { FMT_TSV, FMT_IDS, FMT_JSONL };
+
+/* Triples are read in batches: the records of a batch are read together,
+ * in file order. */
+enum { BATCH = 1024 };
+
+typedef struct sampler_cli {
+	dx_corpus *c;
+	dx_sampler *s;
+	dx_fields *fields;
+	out o;
+	int format;
+	int lists;            /* jsonl: negatives as lists (--negatives given) */
+	unsigned k;           /* negatives per triple */
+	dx_err err;
+	dx_triple *t;         /* the batch */
+	uint64_t *neg;        /* BATCH * k negatives */
+	uint64_t *pos;        /* BATCH * (1 + k) positions to read */
+	dx_record *recs;
+	uint64_t written;
+} sampler_cli;
+
+/* A document's id, or its text fields. */
+static int doc(sampler_cli *x, const dx_record *rec, int want_id, int json)
+{
+	const char *s;
+	size_t n;
+	int r = want_id ? dx_corpus_id(x->c, rec->pos, &s, &n, &x->err)
+	                : dx_corpus_fields(x->c, x->fields, rec, &s, &n, &x->err);
+	if (r < 0)
+		return r;
+	return json ? out_json_string(&x->o, s, n) : out_tsv_field(&x->o, s, n);
+}
+
+static int emit_tsv(sampler_cli *x, const dx_triple *t, const dx_record *r)
+{
+	int ids = x->format == FMT_IDS;
+	if (ids ? out_tsv_field(&x->o, t->qid, t->qid_len) : out_tsv_field(&x->o, t->query, t->query_len))
+		return -1;
+	for (unsigned i = 0; i <= t->nneg; i++)
+		if (out_char(&x->o, '\t') || doc(x, &r[i], ids, 0))
+			return -1;
+	return out_char(&x->o, '\n');
+}
+
+/* The negatives' ids or texts: one value, or a list. */
+static int json_negatives(sampler_cli *x, const dx_triple *t, const dx_record *r, int ids)
+{
+	if (x->lists && out_char(&x->o, '['))
+		return -1;
+	for (unsigned i = 1; i <= t->nneg; i++)
+		if ((i > 1 && out_char(&x->o, ',')) || doc(x, &r[i], ids, 1))
+			return -1;
+	return x->lists ? out_char(&x->o, ']') : 0;
+}
+
+static int emit_jsonl(sampler_cli *x, const dx_triple *t, const dx_record *r)
+{
+	return out_write(&x->o, "{\"qid\":", 7) || out_json_string(&x->o, t->qid, t->qid_len) ||
+	       out_write(&x->o, ",\"query\":", 9) || out_json_string(&x->o, t->query, t->query_len) ||
+	       out_write(&x->o, ",\"pos_id\":", 10) || doc(x, &r[0], 1, 1) ||
+	       out_write(&x->o, ",\"pos\":", 7) || doc(x, &r[0], 0, 1) ||
+	       out_write(&x->o, ",\"neg_id\":", 10) || json_negatives(x, t, r, 1) ||
+	       out_write(&x->o, ",\"neg\":", 7) || json_negatives(x, t, r, 0) ||
+	       out_write(&x->o, "}\n", 2);
+}
+
+/* Reads the documents of n triples together and prints the triples.
+ * Returns 0, 1 once output can go nowhere, or -1 on a library error. */
+static int flush(sampler_cli *x, size_t n)
+{
+	size_t per = 1 + x->k, m = 0;
+	for (size_t i = 0; i < n; i++) {
+		x->pos[m++] = x->t[i].pos;
+		for (unsigned j = 0; j < x->k; j++)
+			x->pos[m++] = x->t[i].neg[j];
+	}
+	if (dx_corpus_records(x->c, x->pos, m, x->recs, &x->err) < 0)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		x->err.code = 0;
+		int r = x->format == FMT_JSONL ? emit_jsonl(x, &x->t[i], &x->recs[i * per])
+		                               : emit_tsv(x, &x->t[i], &x->recs[i * per]);
+		if (r)
+			return x->err.code ? -1 : 1;
+		x->written++;
+	}
+	return 0;
+}
+
+/* Writes every triple of this shard.  Returns an exit status. */
+static int run(sampler_cli *x)
+{
+	for (;;) {
+		size_t n = 0;
+		int r = 0;
+		while (n < BATCH && (r = dx_sampler_next(x->s, &x->t[n], &x->err)) == 1)
+			n++;
+		if (r < 0)
+			return cli_lib_failure("sample", r, &x->err);
+		if (n && (r = flush(x, n)) != 0)
+			return r < 0 ? cli_lib_failure("sample", r, &x->err) : EXIT_OK;
+		if (n < BATCH)
+			return EXIT_OK;
+		if (cli_interrupted())
+			return EXIT_INTERRUPTED;
+	}
+}
+
+/* One line on stderr for what was skipped, when anything was. */
+static void summary(const dx_sample_report *rep)
+{
+	static const char *const what[DX_SP_KINDS] = {
+		[DX_SP_NO_TEXT] = "lines name a query without a text",
+		[DX_SP_UNKNOWN_ID] = "lines name an id not in the corpus",
+		[DX_SP_BAD_LINE] = "lines are malformed",
+		[DX_SP_DUP_QUERY] = "queries repeat an earlier id",
+	};
+	char line[4096];
+	size_t n = 0;
+	for (int k = 0; k < DX_SP_KINDS; k++)
+		if (rep->problems[k] && n < sizeof line)
+			n += (size_t)snprintf(line + n, sizeof line - n, "%s%llu %s (first: %s)", n ? ", " : "",
+			                      (unsigned long long)rep->problems[k], what[k], rep->first[k]);
+	if (rep->no_negative && n < sizeof line)
+		n += (size_t)snprintf(line + n, sizeof line - n, "%s%llu (query, positive) pairs have no negative to draw",
+		                      n ? ", " : "", (unsigned long long)rep->no_negative);
+	if (n)
+		fprintf(stderr, "docdex sample: skipped: %s; --strict stops at the first bad line\n", line);
+}
+
+static void stats(const sampler_cli *x)
+{
+	const dx_sample_report *r = dx_sampler_report(x->s);
+	fprintf(stderr,
+	        "queries\t%llu\npositives\t%llu\npairs\t%llu\nrun_entries\t%llu\ntriples\t%llu\n",
+	        (unsigned long long)r->queries, (unsigned long long)r->positives,
+	        (unsigned long long)r->pairs, (unsigned long long)r->run_entries,
+	        (unsigned long long)x->written);
+}
+
+/* A number from an option or, when the option is absent, the environment. */
+static int env_number(const char *name, uint64_t *v)
+{
+	const char *s = getenv(name);
+	if (!s || !*s)
+		return 0;
+	if (cli_parse_u64(s, v) < 0)
+		return cli_usage_error("sample", "bad number in the environment", name);
+	return 0;
+}
+
+static int parse_double(const char *s, double *v)
+{
+	char *end;
+	*v = strtod(s, &end);
+	return *s && !*end ? 0 : -1;
+}
+
+int cmd_sample(int argc, char **argv)
+{
+	dx_sample_opts so = { .min_rel = 1, .negatives = 1, .run_ratio = 0.5, .world_size = 1 };
+	sampler_cli x = { .format = FMT_TSV };
+	const char *output = NULL, *field = NULL;
+	int rank_given = 0, world_given = 0, show_stats = 0, c;
+	uint64_t v;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, ":o:h", options, NULL)) != -1) {
+		switch (c) {
+		case OPT_QUERIES: so.queries = optarg; break;
+		case OPT_QRELS: so.qrels = optarg; break;
+		case OPT_RUN: so.run = optarg; break;
+		case OPT_TRIPLES: so.triples = optarg; break;
+		case OPT_EXCLUDE_JUDGED: so.exclude_judged = 1; break;
+		case OPT_RANDOM: so.random = 1; break;
+		case OPT_STRICT: so.strict = 1; break;
+		case OPT_STATS: show_stats = 1; break;
+		case OPT_FIELD: field = optarg; break;
+		case 'o': output = optarg; break;
+		case OPT_MIN_REL:
+			if (parse_double(optarg, &so.min_rel) < 0)
+				return cli_usage_error("sample", "bad --min-rel, give a number", optarg);
+			break;
+		case OPT_DEPTH:
+			if (cli_parse_u64(optarg, &v) < 0 || v == 0 || v > UINT32_MAX)
+				return cli_usage_error("sample", "bad --depth, give a number of documents", optarg);
+			so.depth = (unsigned)v;
+			break;
+		case OPT_RUN_RATIO:
+			if (parse_double(optarg, &so.run_ratio) < 0 || !(so.run_ratio >= 0 && so.run_ratio <= 1))
+				return cli_usage_error("sample", "bad --run-ratio, give a number from 0 to 1", optarg);
+			break;
+		case OPT_FORMAT:
+			if (strcmp(optarg, "tsv") == 0)
+				x.format = FMT_TSV;
+			else if (strcmp(optarg, "ids") == 0)
+				x.format = FMT_IDS;
+			else if (strcmp(optarg, "jsonl") == 0)
+				x.format = FMT_JSONL;
+			else
+				return cli_usage_error("sample", "bad --format, give tsv, ids or jsonl", optarg);
+			break;
+		case OPT_NEGATIVES:
+			if (cli_parse_u64(optarg, &v) < 0 || v == 0 || v > 1024)
+				return cli_usage_error("sample", "bad --negatives, give 1 to 1024", optarg);
+			so.negatives = (unsigned)v;
+			x.lists = 1;
+			break;
+		case OPT_COUNT:
+			if (cli_parse_u64(optarg, &so.count) < 0 || so.count == 0)
+				return cli_usage_error("sample", "bad --count, give a number of triples", optarg);
+			break;
+		case OPT_EPOCHS:
+			if (cli_parse_u64(optarg, &so.epochs) < 0 || so.epochs == 0)
+				return cli_usage_error("sample", "bad --epochs, give a number of passes", optarg);
+			break;
+		case OPT_SEED:
+			if (cli_parse_u64(optarg, &so.seed) < 0)
+				return cli_usage_error("sample", "bad --seed, give a non-negative integer", optarg);
+			break;
+		case OPT_RANK:
+			if (cli_parse_u64(optarg, &so.rank) < 0)
+				return cli_usage_error("sample", "bad --rank, give a non-negative integer", optarg);
+			rank_given = 1;
+			break;
+		case OPT_WORLD_SIZE:
+			if (cli_parse_u64(optarg, &so.world_size) < 0 || so.world_size == 0)
+				return cli_usage_error("sample", "bad --world-size, give a positive integer", optarg);
+			world_given = 1;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return EXIT_OK;
+		default:
+			return cli_bad_option("sample", argv, c);
+		}
+	}
+	if (optind >= argc)
+		return cli_usage_error("sample", "no corpus or index given", NULL);
+	if (optind + 1 < argc)
+		return cli_usage_error("sample", "one corpus or index only", argv[optind + 1]);
+	const char *corpus = argv[optind];
+	/* torchrun and other launchers say which process this is. */
+	if ((!rank_given && env_number("RANK", &so.rank)) ||
+	    (!world_given && env_number("WORLD_SIZE", &so.world_size)))
+		return EXIT_USAGE;
+	if (so.world_size == 0 || so.rank >= so.world_size)
+		return cli_usage_error("sample", "the rank must be below the world size", NULL);
+	if (!so.queries)
+		return cli_usage_error("sample", "no --queries given", NULL);
+	if (so.triples && (so.qrels || so.run || so.random))
+		return cli_usage_error("sample", "--triples takes no --qrels, --run or --random", NULL);
+	if (!so.triples && !so.qrels)
+		return cli_usage_error("sample", "give --qrels (with --run, --random or both) or --triples", NULL);
+	if (so.qrels && !so.run && !so.random)
+		return cli_usage_error("sample", "no negatives: give --run, --random or both", NULL);
+	if (so.count && so.epochs)
+		return cli_usage_error("sample", "give --count or --epochs, not both", NULL);
+	x.k = so.negatives;
+
+	int status = EXIT_FAIL;
+	dx_output *f = NULL;
+	cli_catch_signals();
+	if (!(x.c = dx_corpus_open(corpus, &x.err)))
+		goto failed;
+	if (!(x.fields = dx_fields_parse(x.c, field, &x.err))) {
+		status = EXIT_USAGE;
+		goto failed;
+	}
+	if (!(x.s = dx_sampler_open(x.c, &so, &x.err)) ||
+	    (output && !(f = dx_output_open(output, &x.err)))) {
+failed:
+		cli_lib_error("sample", &x.err);
+		goto done;
+	}
+	x.t = calloc(BATCH, sizeof *x.t);
+	x.neg = malloc(BATCH * x.k * sizeof *x.neg);
+	x.pos = malloc(BATCH * (1 + x.k) * sizeof *x.pos);
+	x.recs = malloc(BATCH * (1 + x.k) * sizeof *x.recs);
+	if (!x.t || !x.neg || !x.pos || !x.recs || out_open(&x.o, f ? dx_output_fd(f) : STDOUT_FILENO) < 0) {
+		cli_error("sample", "out of memory", NULL);
+		goto done;
+	}
+	for (size_t i = 0; i < BATCH; i++)
+		x.t[i].neg = x.neg + i * x.k;
+	status = run(&x);
+	if (status == EXIT_INTERRUPTED)
+		cli_error("sample", "interrupted", output);
+	if (out_close(&x.o) < 0) {
+		cli_output_error("sample", x.o.error);
+		status = EXIT_FAIL;
+	}
+	if (status == EXIT_OK && f) {
+		dx_output *g = f;
+		f = NULL;
+		if (dx_output_commit(g, &x.err) < 0) {
+			cli_lib_error("sample", &x.err);
+			status = EXIT_FAIL;
+		}
+	}
+	if (status == EXIT_OK)
+		summary(dx_sampler_report(x.s));
+	if (show_stats && x.s)
+		stats(&x);
+done:
+	dx_output_abort(f);
+	free(x.t);
+	free(x.neg);
+	free(x.pos);
+	free(x.recs);
+	dx_sampler_close(x.s);
+	dx_fields_free(x.fields);
+	dx_corpus_close(x.c);
+	return status;
+}

@@ -1,0 +1,345 @@
+/*
+ * sampler.c: drawing training triples.
+ *
+ * Triple n of the unsharded sequence is a function of the seed and n alone,
+ * so that any shard computes its own triples (n % world_size == rank)
+ * without the others', and the shards together are exactly the unsharded
+ * output.  Epoch e = n / P visits the P (query, positive) pairs in the
+ * order of a permutation keyed by the seed and e; the negatives of triple n
+ * come from a generator seeded with the seed and n.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "err.h"
+#include "hash.h"
+#include "sample.h"
+
+int dx__sample_problem(dx_sampler *s, int kind, const dx_textfile *t, dx_err *err, const char *fmt, ...)
+{
+	char where[sizeof s->rep.first[0]];
+	dx__textfile_where(t, where, sizeof where);
+	if (s->o.strict) {
+		char what[sizeof err->what];
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(what, sizeof what, fmt, ap);
+		va_end(ap);
+		return dx__fail(err, DX_EFORMAT, 0, where, "%s", what);
+	}
+	if (s->rep.problems[kind]++ == 0)
+		memcpy(s->rep.first[kind], where, sizeof where);
+	return 0;
+}
+
+static int is_blank(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+int dx__split_blanks(char *line, size_t len, char **f, size_t *flen, int max)
+{
+	int n = 0;
+	char *p = line, *end = line + len;
+	for (;;) {
+		while (p < end && is_blank(*p))
+			p++;
+		if (p == end)
+			return n;
+		char *s = p;
+		while (p < end && !is_blank(*p))
+			p++;
+		if (n < max) {
+			f[n] = s;
+			flen[n] = (size_t)(p - s);
+		}
+		n++;
+	}
+}
+
+int dx__parse_double(const char *p, size_t n, double *v)
+{
+	char tmp[64], *end;
+	if (n == 0 || n >= sizeof tmp)
+		return 0;
+	memcpy(tmp, p, n);
+	tmp[n] = '\0';
+	*v = strtod(tmp, &end);
+	return end == tmp + n && isfinite(*v);
+}
+
+int dx__sample_doc(dx_sampler *s, const char *id, size_t len, uint64_t *pos, dx_err *err)
+{
+	return dx_corpus_find(s->c, id, len, pos, err);
+}
+
+int dx__sample_excluded(const dx_sampler *s, uint32_t q, uint64_t pos)
+{
+	const uint64_t *lo = s->excl + s->excl_at[q], *hi = s->excl + s->excl_at[q + 1];
+	while (lo < hi) {
+		const uint64_t *mid = lo + (hi - lo) / 2;
+		if (*mid == pos)
+			return 1;
+		if (*mid < pos)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return 0;
+}
+
+static uint64_t excluded_count(const dx_sampler *s, uint32_t q)
+{
+	return s->excl_at[q + 1] - s->excl_at[q];
+}
+
+/* Whether query q can have a negative at all. */
+static int has_negative(const dx_sampler *s, uint32_t q)
+{
+	if (s->o.random && excluded_count(s, q) < dx_corpus_count(s->c))
+		return 1;
+	return s->o.run && s->cand_n[q] > 0;
+}
+
+/* Leaves out the pairs whose query can have no negative. */
+static void drop_pairs_without_negative(dx_sampler *s)
+{
+	uint64_t m = 0;
+	for (uint64_t i = 0; i < s->npairs; i++)
+		if (has_negative(s, s->pair_q[i])) {
+			s->pair_q[m] = s->pair_q[i];
+			s->pair_doc[m++] = s->pair_doc[i];
+		}
+	s->rep.no_negative = s->npairs - m;
+	s->npairs = m;
+}
+
+static int check_opts(const dx_sample_opts *o, dx_err *err)
+{
+	if (!o->queries)
+		return dx__fail(err, DX_EINVAL, 0, "", "no queries file");
+	if (!o->triples && !o->qrels)
+		return dx__fail(err, DX_EINVAL, 0, "", "no qrels and no triples file");
+	if (o->triples && (o->qrels || o->run || o->random))
+		return dx__fail(err, DX_EINVAL, 0, "", "a triples file comes without qrels, run or random negatives");
+	if (!o->triples && !o->run && !o->random)
+		return dx__fail(err, DX_EINVAL, 0, "", "no source of negatives: a run, random, or both");
+	if (o->negatives == 0)
+		return dx__fail(err, DX_EINVAL, 0, "", "at least one negative per triple");
+	if (!(o->run_ratio >= 0 && o->run_ratio <= 1))
+		return dx__fail(err, DX_EINVAL, 0, "", "the run ratio is between 0 and 1");
+	if (o->world_size == 0 || o->rank >= o->world_size)
+		return dx__fail(err, DX_EINVAL, 0, "", "the rank is below the world size");
+	return 0;
+}
+
+dx_sampler *dx_sampler_open(dx_corpus *c, const dx_sample_opts *o, dx_err *err)
+{
+	if (check_opts(o, err) < 0)
+		return NULL;
+	dx_sampler *s = calloc(1, sizeof *s);
+	if (!s) {
+		dx__fail_nomem(err);
+		return NULL;
+	}
+	s->c = c;
+	s->o = *o;
+	s->next = o->rank;
+	s->perm_epoch = UINT64_MAX;
+	int r = dx__queries_load(s, err);
+	if (r == 0 && o->triples) {
+		r = dx__textfile_open(&s->tf, o->triples, err);
+		s->rep.total = o->count;
+	} else if (r == 0) {
+		if ((r = dx__qrels_load(s, err)) == 0 && o->run)
+			r = dx__run_load(s, err);
+		if (r == 0) {
+			drop_pairs_without_negative(s);
+			s->rep.pairs = s->npairs;
+			uint64_t epochs = o->epochs ? o->epochs : 1;
+			if (s->npairs == 0)
+				r = dx__fail(err, DX_EFORMAT, 0, o->run ? o->run : o->qrels,
+				             "no query with a positive has a negative to draw");
+			else if (!o->count && epochs > UINT64_MAX / s->npairs)
+				r = dx__fail(err, DX_EINVAL, 0, "", "too many epochs");
+			s->rep.total = o->count ? o->count : epochs * s->npairs;
+		}
+	}
+	if (r < 0) {
+		dx_sampler_close(s);
+		return NULL;
+	}
+	return s;
+}
+
+const dx_sample_report *dx_sampler_report(const dx_sampler *s)
+{
+	return &s->rep;
+}
+
+/* A document drawn uniformly from the corpus that is not excluded for q
+ * and, if possible, not among picked[0..k). */
+static uint64_t random_negative(const dx_sampler *s, uint32_t q, dx_rng *r, const uint64_t *picked,
+                                unsigned k)
+{
+	uint64_t n = dx_corpus_count(s->c), p = 0;
+	for (int tries = 0; tries < 64; tries++) {
+		p = dx_rng_below(r, n);
+		int again = dx__sample_excluded(s, q, p);
+		for (unsigned i = 0; i < k && !again; i++)
+			again = picked[i] == p;
+		if (!again)
+			return p;
+	}
+	/* Nearly every document is excluded: the next one that is not.  There
+	 * is one, or the pair would have been left out. */
+	while (dx__sample_excluded(s, q, p))
+		p = p + 1 < n ? p + 1 : 0;
+	return p;
+}
+
+static uint64_t run_negative(const dx_sampler *s, uint32_t q, dx_rng *r, const uint64_t *picked,
+                             unsigned k)
+{
+	const uint64_t *pool = s->cand + s->cand_at[q];
+	uint64_t p = 0;
+	for (int tries = 0; tries < 16; tries++) {
+		p = pool[dx_rng_below(r, s->cand_n[q])];
+		int again = 0;
+		for (unsigned i = 0; i < k && !again; i++)
+			again = picked[i] == p;
+		if (!again)
+			break;
+	}
+	return p;
+}
+
+static uint64_t seed_key(const dx_sampler *s)
+{
+	return dx__mix64(s->o.seed ^ 0x5ca1ab1e0ddba11ULL);
+}
+
+static int next_pair(dx_sampler *s, dx_triple *t)
+{
+	uint64_t n = s->next;
+	if (n >= s->rep.total)
+		return 0;
+	s->next = n + s->o.world_size < n ? UINT64_MAX : n + s->o.world_size;
+	uint64_t epoch = n / s->npairs;
+	if (epoch != s->perm_epoch) {
+		dx_perm_init(&s->perm, s->npairs, seed_key(s) + epoch);
+		s->perm_epoch = epoch;
+	}
+	uint64_t i = dx_perm_at(&s->perm, n % s->npairs);
+	uint32_t q = s->pair_q[i];
+	t->n = n;
+	t->qid = dx__strtab_get(&s->q.ids, q, &t->qid_len);
+	t->query = dx__query_text(&s->q, q, &t->query_len);
+	t->pos = s->pair_doc[i];
+	dx_rng r;
+	dx_rng_seed(&r, seed_key(s) ^ dx__mix64(n + 1));
+	int from_run_only = !s->o.random;
+	for (unsigned k = 0; k < s->o.negatives; k++) {
+		int run = s->o.run && s->cand_n[q] > 0 &&
+		          (from_run_only || (double)(dx_rng_next(&r) >> 11) * 0x1p-53 < s->o.run_ratio);
+		t->neg[k] = run ? run_negative(s, q, &r, t->neg, k) : random_negative(s, q, &r, t->neg, k);
+	}
+	t->nneg = s->o.negatives;
+	return 1;
+}
+
+/* The next line of a triples file that is this shard's, resolved. */
+static int next_line(dx_sampler *s, dx_triple *t, dx_err *err)
+{
+	unsigned want = 2 + s->o.negatives;
+	char *f[2 + 64];
+	size_t fl[2 + 64];
+	if (want > 2 + 64)
+		return dx__fail(err, DX_EINVAL, 0, "", "at most 64 negatives from a triples file");
+	uint64_t epochs = s->o.epochs ? s->o.epochs : 1;
+	for (;;) {
+		char *line;
+		size_t len;
+		int r = dx__textfile_next(&s->tf, &line, &len, err);
+		if (r < 0)
+			return r;
+		if (r == 0) {
+			/* The end of the file: another epoch, if one is due and the
+			 * file holds any triple at all. */
+			if (s->tf_lines == s->tf_pass_start)
+				return 0;
+			s->tf_epoch++;
+			s->tf_pass_start = s->tf_lines;
+			if ((!s->o.count && s->tf_epoch >= epochs) || (r = dx__textfile_rewind(&s->tf, err)) < 0)
+				return r;
+			continue;
+		}
+		int nf = dx__split_blanks(line, len, f, fl, (int)want);
+		if (nf == 0 || *f[0] == '#')
+			continue;
+		uint64_t n = s->tf_lines++;
+		if (s->o.count && n >= s->o.count)
+			return 0;
+		if (n % s->o.world_size != s->o.rank)
+			continue;
+		if (nf < (int)want) {
+			r = dx__sample_problem(s, DX_SP_BAD_LINE, &s->tf, err, "triple with %d columns, not %u", nf, want);
+			if (r < 0)
+				return r;
+			continue;
+		}
+		int64_t q = dx__strtab_find(&s->q.ids, f[0], fl[0]);
+		if (q < 0) {
+			r = dx__sample_problem(s, DX_SP_NO_TEXT, &s->tf, err, "query without a text: '%.*s'",
+			                       (int)(fl[0] > 200 ? 200 : fl[0]), f[0]);
+			if (r < 0)
+				return r;
+			continue;
+		}
+		unsigned k;
+		for (k = 1; k < want; k++) {
+			uint64_t *dst = k == 1 ? &t->pos : &t->neg[k - 2];
+			if ((r = dx__sample_doc(s, f[k], fl[k], dst, err)) <= 0)
+				break;
+		}
+		if (r < 0)
+			return r;
+		if (k < want) {
+			r = dx__sample_problem(s, DX_SP_UNKNOWN_ID, &s->tf, err, "id not in the corpus: '%.*s'",
+			                       (int)(fl[k] > 200 ? 200 : fl[k]), f[k]);
+			if (r < 0)
+				return r;
+			continue;
+		}
+		t->n = n;
+		t->qid = dx__strtab_get(&s->q.ids, (uint32_t)q, &t->qid_len);
+		t->query = dx__query_text(&s->q, (uint32_t)q, &t->query_len);
+		t->nneg = s->o.negatives;
+		return 1;
+	}
+}
+
+int dx_sampler_next(dx_sampler *s, dx_triple *t, dx_err *err)
+{
+	return s->o.triples ? next_line(s, t, err) : next_pair(s, t);
+}
+
+void dx_sampler_close(dx_sampler *s)
+{
+	if (!s)
+		return;
+	dx__queries_free(&s->q);
+	free(s->excl_at);
+	free(s->excl);
+	free(s->pair_q);
+	free(s->pair_doc);
+	free(s->cand_at);
+	free(s->cand);
+	free(s->cand_n);
+	if (s->tf.gz)
+		dx__textfile_close(&s->tf);
+	free(s);
+}

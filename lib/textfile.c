@@ -1,0 +1,116 @@
+/* textfile.c: reading plain or gzipped text files line by line. */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "err.h"
+#include "textfile.h"
+
+enum { READ_SIZE = 1 << 18 };
+
+int dx__textfile_open(dx_textfile *t, const char *path, dx_err *err)
+{
+	memset(t, 0, sizeof *t);
+	/* open(2) first, so that a missing file is reported with its errno. */
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return dx__fail_sys(err, path, "cannot open");
+	t->path = strdup(path);
+	t->gz = t->path ? gzdopen(fd, "rb") : NULL;
+	if (!t->gz) {
+		close(fd);
+		dx__textfile_close(t);
+		return dx__fail_nomem(err);
+	}
+	gzbuffer(t->gz, READ_SIZE);
+	return 0;
+}
+
+void dx__textfile_close(dx_textfile *t)
+{
+	if (t->gz)
+		gzclose(t->gz);
+	free(t->path);
+	free(t->buf);
+	memset(t, 0, sizeof *t);
+}
+
+/* Reads more bytes after those not yet returned.  Returns 1, 0 at the end
+ * of the file, or a negative code. */
+static int fill(dx_textfile *t, dx_err *err)
+{
+	if (t->start) {
+		memmove(t->buf, t->buf + t->start, t->len - t->start);
+		t->len -= t->start;
+		t->start = 0;
+	}
+	if (t->cap - t->len < READ_SIZE + 1) {
+		size_t cap = t->cap ? t->cap * 2 : 2 * READ_SIZE;
+		while (cap - t->len < READ_SIZE + 1)
+			cap *= 2;
+		char *p = realloc(t->buf, cap);
+		if (!p)
+			return dx__fail_nomem(err);
+		t->buf = p;
+		t->cap = cap;
+	}
+	int n = gzread(t->gz, t->buf + t->len, READ_SIZE);
+	int zerr;
+	const char *msg = gzerror(t->gz, &zerr);
+	if (n < 0 || (zerr != Z_OK && zerr != Z_BUF_ERROR)) {
+		if (zerr == Z_ERRNO)
+			return dx__fail_sys(err, t->path, "cannot read");
+		return dx__fail(err, DX_EFORMAT, 0, t->path, "damaged gzip data (%s)", msg);
+	}
+	if (n == 0 && zerr == Z_BUF_ERROR)
+		return dx__fail(err, DX_EFORMAT, 0, t->path, "truncated gzip file");
+	t->len += (size_t)n;
+	return n > 0;
+}
+
+int dx__textfile_next(dx_textfile *t, char **line, size_t *len, dx_err *err)
+{
+	size_t searched = t->start;
+	for (;;) {
+		char *s = t->buf + t->start;
+		char *nl = t->len > searched ? memchr(t->buf + searched, '\n', t->len - searched) : NULL;
+		if (nl || (t->eof && t->len > t->start)) {
+			char *e = nl ? nl : t->buf + t->len;
+			t->start = nl ? (size_t)(nl - t->buf) + 1 : t->len;
+			if (e > s && e[-1] == '\r')
+				e--;
+			*line = s;
+			*len = (size_t)(e - s);
+			t->line++;
+			return 1;
+		}
+		if (t->eof)
+			return 0;
+		searched = t->len;
+		size_t at = t->start;
+		int r = fill(t, err);
+		if (r < 0)
+			return r;
+		searched -= at;
+		t->eof = r == 0;
+		if (t->eof && t->buf)
+			t->buf[t->len] = '\0';
+	}
+}
+
+int dx__textfile_rewind(dx_textfile *t, dx_err *err)
+{
+	if (gzrewind(t->gz) < 0)
+		return dx__fail_sys(err, t->path, "cannot read");
+	t->start = t->len = 0;
+	t->eof = 0;
+	t->line = 0;
+	return 0;
+}
+
+void dx__textfile_where(const dx_textfile *t, char *out, size_t outsz)
+{
+	snprintf(out, outsz, "%s:%llu", t->path, (unsigned long long)t->line);
+}
