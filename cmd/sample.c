@@ -346,15 +346,18 @@ int cmd_sample(int argc, char **argv)
 
 	int status = EXIT_FAIL;
 	dx_output *f = NULL;
-	cli_catch_signals();
 	if (!(x.c = dx_corpus_open(corpus, &x.err)))
 		goto failed;
 	if (!(x.fields = dx_fields_parse(x.c, field, &x.err))) {
 		status = EXIT_USAGE;
 		goto failed;
 	}
-	if (!(x.s = dx_sampler_open(x.c, &so, &x.err)) ||
-	    (output && !(f = dx_output_open(output, &x.err)))) {
+	if (!(x.s = dx_sampler_open(x.c, &so, &x.err)))
+		goto failed;
+	/* From here an interrupt stops the output cleanly (reading the inputs
+	 * writes nothing, so a signal may end it as it would any process). */
+	cli_catch_signals();
+	if (output && !(f = dx_output_open(output, &x.err))) {
 failed:
 		cli_lib_error("sample", &x.err);
 		goto done;

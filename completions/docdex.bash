@@ -24,9 +24,11 @@ _docdex()
     local global_opts="-h --help --version"
     local index_opts="-o --output --format --id-column --id-field --columns --duplicates --skip-bad --span --bgzf --level --stats --verify -q --quiet -h --help"
     local get_opts="--field --format --position --random --seed --missing --batch -h --help"
+    local sample_opts="--queries --qrels --min-rel --run --depth --exclude-judged --random --run-ratio --triples -o --output --format --field --negatives --count --epochs --seed --rank --world-size --strict --stats -h --help"
     # The options that take a value, in the next word or after "=".
     local index_valued="-o --output --format --id-column --id-field --columns --duplicates --span --bgzf --level"
     local get_valued="--field --format --random --seed --missing --batch"
+    local sample_valued="--queries --qrels --min-rel --run --depth --run-ratio --triples -o --output --format --field --negatives --count --epochs --seed --rank --world-size"
 
     local cur=${COMP_WORDS[COMP_CWORD]}
     local prev=""
@@ -74,6 +76,7 @@ _docdex()
     case $cmd in
     index) valued=" $index_valued " ;;
     get) valued=" $get_valued " ;;
+    sample) valued=" $sample_valued " ;;
     *) valued=" " ;;
     esac
     if [[ -n $opt && $valued == *" $opt "* ]]; then
@@ -95,6 +98,12 @@ _docdex()
             ;;
         get:--missing)
             COMPREPLY=($(compgen -W "warn skip" -- "$val"))
+            ;;
+        sample:--queries | sample:--qrels | sample:--run | sample:--triples | sample:-o | sample:--output)
+            _docdex_files "$val"
+            ;;
+        sample:--format)
+            COMPREPLY=($(compgen -W "tsv ids jsonl" -- "$val"))
             ;;
         esac
         # Numbers, names and field lists have nothing to complete.
@@ -121,6 +130,28 @@ _docdex()
         fi
         # The first word that is neither an option nor an option's value
         # is the corpus or index; those after it are ids.
+        local w nargs=0
+        for ((i = at + 1; i < COMP_CWORD; i++)); do
+            w=${COMP_WORDS[i]}
+            if [[ $valued == *" $w "* ]]; then
+                [[ ${COMP_WORDS[i + 1]} == = ]] && ((i++))
+                ((i++))
+            elif [[ $w == -- ]]; then
+                ((nargs += COMP_CWORD - i - 1))
+                break
+            elif [[ $w != -* && $w != = ]]; then
+                ((nargs++))
+            fi
+        done
+        ((nargs == 0)) && _docdex_files "$cur"
+        ;;
+    sample)
+        if [[ $cur == -* ]]; then
+            COMPREPLY=($(compgen -W "$sample_opts" -- "$cur"))
+            return 0
+        fi
+        # The one word that is neither an option nor an option's value is
+        # the corpus or index.
         local w nargs=0
         for ((i = at + 1; i < COMP_CWORD; i++)); do
             w=${COMP_WORDS[i]}

@@ -8,7 +8,7 @@ set -l docdex_commands index get sample bench pin-test help
 complete -c docdex -f
 complete -c docdex -n "not __fish_seen_subcommand_from $docdex_commands" -a index -d 'build an index over corpus files (or show or verify one)'
 complete -c docdex -n "not __fish_seen_subcommand_from $docdex_commands" -a get -d 'print documents by id, by position or at random'
-complete -c docdex -n "not __fish_seen_subcommand_from $docdex_commands" -a sample -d 'training triples from queries, qrels and runs (not yet implemented)'
+complete -c docdex -n "not __fish_seen_subcommand_from $docdex_commands" -a sample -d 'training triples from queries, qrels and runs'
 complete -c docdex -n "not __fish_seen_subcommand_from $docdex_commands" -a bench -d 'throughput and memory of the loading strategies (not yet implemented)'
 complete -c docdex -n "not __fish_seen_subcommand_from $docdex_commands" -a pin-test -d 'memory pinning, workers and RAMDISK placement (not yet implemented)'
 complete -c docdex -n "not __fish_seen_subcommand_from $docdex_commands" -a help -d 'show the usage of docdex or of a command'
@@ -70,3 +70,52 @@ complete -c docdex -n '__fish_seen_subcommand_from get' -l seed -x -d 'seed for 
 complete -c docdex -n '__fish_seen_subcommand_from get' -l missing -x -a 'warn\t"say so and exit with status 1 (default)" skip\t"pass over it in silence"' -d 'what to do with an id not in the corpus'
 complete -c docdex -n '__fish_seen_subcommand_from get' -l batch -x -d 'look up to N ids together, reading their records in file order (default 1024)'
 complete -c docdex -n '__fish_seen_subcommand_from get' -s h -l help -d 'show the usage and options'
+
+# docdex sample: the corpus or index, one only.
+# Whether no corpus or index was given yet: no word after "sample" that is
+# neither an option nor an option's value.
+function __docdex_sample_needs_corpus
+    set -l words (commandline -opc)
+    set -l seen_sample 0
+    set -l skip 0
+    for w in $words[2..-1]
+        if test $seen_sample -eq 0
+            test "$w" = sample; and set seen_sample 1
+            continue
+        end
+        if test $skip -eq 1
+            set skip 0
+            continue
+        end
+        switch $w
+            case --queries --qrels --min-rel --run --depth --run-ratio --triples -o --output --format --field --negatives --count --epochs --seed --rank --world-size
+                set skip 1
+            case '-*'
+            case '*'
+                return 1
+        end
+    end
+    return 0
+end
+complete -c docdex -n '__fish_seen_subcommand_from sample; and __docdex_sample_needs_corpus' -F
+complete -c docdex -n '__fish_seen_subcommand_from sample' -l queries -r -F -d 'query texts: qid TAB text, JSONL or TREC topics'
+complete -c docdex -n '__fish_seen_subcommand_from sample' -l qrels -r -F -d 'judgements: TREC or BEIR qrels'
+complete -c docdex -n '__fish_seen_subcommand_from sample' -l min-rel -x -d 'a judgement of N or more is a positive (default 1)'
+complete -c docdex -n '__fish_seen_subcommand_from sample' -l run -r -F -d 'draw negatives from a TREC run'
+complete -c docdex -n '__fish_seen_subcommand_from sample' -l depth -x -d 'keep the top K run documents of each query by score (default all)'
+complete -c docdex -n '__fish_seen_subcommand_from sample' -l exclude-judged -d 'no judged document is a negative, whatever its relevance'
+complete -c docdex -n '__fish_seen_subcommand_from sample' -l random -d 'draw negatives uniformly from the whole corpus'
+complete -c docdex -n '__fish_seen_subcommand_from sample' -l run-ratio -x -d 'with a run and random negatives, the share from the run (default 0.5)'
+complete -c docdex -n '__fish_seen_subcommand_from sample' -l triples -r -F -d 'ID triples to write in the order of the file'
+complete -c docdex -n '__fish_seen_subcommand_from sample' -s o -l output -r -F -d 'write to this file, replaced only once complete'
+complete -c docdex -n '__fish_seen_subcommand_from sample' -l format -x -a 'tsv\t"query, positive and negative texts (default)" ids\t"their ids" jsonl\t"a JSON object with ids and texts"' -d 'output format'
+complete -c docdex -n '__fish_seen_subcommand_from sample' -l field -x -d 'the document fields to print, joined by a space'
+complete -c docdex -n '__fish_seen_subcommand_from sample' -l negatives -x -d 'negatives per triple (1 to 1024, default 1)'
+complete -c docdex -n '__fish_seen_subcommand_from sample' -l count -x -d 'triples in all, over every shard'
+complete -c docdex -n '__fish_seen_subcommand_from sample' -l epochs -x -d 'passes over all pairs, or over the triples file (default 1)'
+complete -c docdex -n '__fish_seen_subcommand_from sample' -l seed -x -d 'seed for the draws'
+complete -c docdex -n '__fish_seen_subcommand_from sample' -l rank -x -d 'the shard of this process, from 0 (default $RANK, or 0)'
+complete -c docdex -n '__fish_seen_subcommand_from sample' -l world-size -x -d 'number of shards (default $WORLD_SIZE, or 1)'
+complete -c docdex -n '__fish_seen_subcommand_from sample' -l strict -d 'stop at the first bad input line'
+complete -c docdex -n '__fish_seen_subcommand_from sample' -l stats -d 'print what was read and written to stderr'
+complete -c docdex -n '__fish_seen_subcommand_from sample' -s h -l help -d 'show the usage and options'

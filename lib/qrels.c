@@ -58,7 +58,7 @@ static int read_judgements(dx_sampler *s, judgement **out, size_t *nout, uint64_
 		int d = nf == 3 ? 1 : 2, rc = nf == 3 ? 2 : 3;
 		double rel;
 		if (!dx__parse_double(f[rc], fl[rc], &rel)) {
-			if (was_first)
+			if (was_first && nf == 3)
 				continue; /* the header of a BEIR qrels file */
 			r = dx__sample_problem(s, DX_SP_BAD_LINE, &t, err, "relevance is not a number");
 			if (r < 0)

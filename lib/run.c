@@ -5,8 +5,10 @@
  * or all its judged documents, are left out.
  *
  * Runs are written a query at a time, so the lines of one query are ranked
- * as a block and only the kept ones stay in memory.  A query whose lines
- * come in several blocks is ranked again over all of them at the end.
+ * as a block and only the kept documents stay in memory, 8 bytes each.  A
+ * run whose queries come back in later blocks is read a second time,
+ * keeping the scores too, and each query is ranked again over all of its
+ * blocks at the end.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -31,7 +33,8 @@ typedef struct loader {
 	size_t ncur, capcur;
 	uint32_t cur_q;
 	uint64_t *pos;        /* kept candidates, block after block */
-	double *score;
+	double *score;        /* and their scores, with keep_scores */
+	int keep_scores;
 	uint64_t n, cap;
 	block *blocks;
 	size_t nblocks, capblocks;
@@ -47,9 +50,16 @@ static int by_rank(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-/* Ranks entries e[0..n), keeps the top depth, appends them as a block of q. */
+/* Ranks entries e[0..n), keeps the top depth, appends them as a block of q.
+ * Returns 1, without scores, when q had a block already. */
 static int keep(loader *l, uint32_t q, entry *e, size_t n, dx_err *err)
 {
+	if (l->seen[q]) {
+		l->repeated = 1;
+		if (!l->keep_scores)
+			return 1;
+	}
+	l->seen[q] = 1;
 	qsort(e, n, sizeof *e, by_rank);
 	if (l->s->o.depth && n > l->s->o.depth)
 		n = l->s->o.depth;
@@ -58,12 +68,15 @@ static int keep(loader *l, uint32_t q, entry *e, size_t n, dx_err *err)
 		while (cap < l->n + n)
 			cap *= 2;
 		uint64_t *p = realloc(l->pos, cap * sizeof *p);
-		if (p)
-			l->pos = p;
-		double *sc = p ? realloc(l->score, cap * sizeof *sc) : NULL;
-		if (!sc)
+		if (!p)
 			return dx__fail_nomem(err);
-		l->score = sc;
+		l->pos = p;
+		if (l->keep_scores) {
+			double *sc = realloc(l->score, cap * sizeof *sc);
+			if (!sc)
+				return dx__fail_nomem(err);
+			l->score = sc;
+		}
 		l->cap = cap;
 	}
 	if (l->nblocks == l->capblocks) {
@@ -77,12 +90,10 @@ static int keep(loader *l, uint32_t q, entry *e, size_t n, dx_err *err)
 	l->blocks[l->nblocks++] = (block){ .q = q, .start = l->n, .n = n };
 	for (size_t i = 0; i < n; i++) {
 		l->pos[l->n + i] = e[i].pos;
-		l->score[l->n + i] = e[i].score;
+		if (l->keep_scores)
+			l->score[l->n + i] = e[i].score;
 	}
 	l->n += n;
-	if (l->seen[q])
-		l->repeated = 1;
-	l->seen[q] = 1;
 	return 0;
 }
 
@@ -105,7 +116,7 @@ static int by_query(const void *a, const void *b)
 static int merge_blocks(loader *l, dx_err *err)
 {
 	qsort(l->blocks, l->nblocks, sizeof *l->blocks, by_query);
-	loader m = { .s = l->s, .seen = l->seen };
+	loader m = { .s = l->s, .seen = l->seen, .keep_scores = 1 };
 	memset(l->seen, 0, l->s->q.ids.n);
 	int r = 0;
 	for (size_t i = 0; i < l->nblocks && r == 0;) {
@@ -173,74 +184,99 @@ static int finish(loader *l, dx_err *err)
 	return 0;
 }
 
-int dx__run_load(dx_sampler *s, dx_err *err)
+/* Frees what a reading of the run kept, but the queries it wants. */
+static void loader_free(loader *l)
 {
-	dx_textfile t;
-	int r = dx__textfile_open(&t, s->o.run, err);
-	if (r < 0)
-		return r;
-	loader l = { .s = s };
-	/* Only queries with a pair need their run lines. */
-	unsigned char *wanted = calloc(s->q.ids.n + 1, 1);
-	l.seen = calloc(s->q.ids.n + 1, 1);
-	if (!wanted || !l.seen)
-		r = dx__fail_nomem(err);
-	for (uint64_t i = 0; r == 0 && i < s->npairs; i++)
-		wanted[s->pair_q[i]] = 1;
+	free(l->cur);
+	free(l->pos);
+	free(l->score);
+	free(l->blocks);
+	free(l->seen);
+	memset(l, 0, sizeof *l);
+}
+
+/* Reads the run once.  Returns 0, 1 when a query came back in a later
+ * block and the scores were not kept, or a negative code. */
+static int read_run(loader *l, dx_textfile *t, const unsigned char *wanted, dx_err *err)
+{
 	char *line;
 	size_t len;
 	uint64_t seq = 0;
-	while (r >= 0 && (r = dx__textfile_next(&t, &line, &len, err)) == 1) {
+	int r;
+	if (!(l->seen = calloc(l->s->q.ids.n + 1, 1)))
+		return dx__fail_nomem(err);
+	while ((r = dx__textfile_next(t, &line, &len, err)) == 1) {
 		char *f[6];
 		size_t fl[6];
 		int nf = dx__split_blanks(line, len, f, fl, 6);
 		if (nf == 0 || *f[0] == '#')
 			continue;
 		if (nf < 6) {
-			r = dx__sample_problem(s, DX_SP_BAD_LINE, &t, err, "run line with %d columns, not 6", nf);
+			if ((r = dx__sample_problem(l->s, DX_SP_BAD_LINE, t, err, "run line with %d columns, not 6", nf)) < 0)
+				return r;
 			continue;
 		}
-		int64_t q = dx__strtab_find(&s->q.ids, f[0], fl[0]);
+		int64_t q = dx__strtab_find(&l->s->q.ids, f[0], fl[0]);
 		if (q < 0 || !wanted[q])
 			continue;
 		double score;
 		if (!dx__parse_double(f[4], fl[4], &score)) {
-			r = dx__sample_problem(s, DX_SP_BAD_LINE, &t, err, "run score is not a number");
+			if ((r = dx__sample_problem(l->s, DX_SP_BAD_LINE, t, err, "run score is not a number")) < 0)
+				return r;
 			continue;
 		}
 		uint64_t pos;
-		if ((r = dx__sample_doc(s, f[2], fl[2], &pos, err)) <= 0) {
-			if (r == 0)
-				r = dx__sample_problem(s, DX_SP_UNKNOWN_ID, &t, err, "run id not in the corpus: '%.*s'",
-				                       (int)(fl[2] > 200 ? 200 : fl[2]), f[2]);
+		if ((r = dx__sample_doc(l->s, f[2], fl[2], &pos, err)) < 0)
+			return r;
+		if (r == 0) {
+			if ((r = dx__sample_problem(l->s, DX_SP_UNKNOWN_ID, t, err, "run id not in the corpus: '%.*s'",
+			                            (int)(fl[2] > 200 ? 200 : fl[2]), f[2])) < 0)
+				return r;
 			continue;
 		}
-		if ((uint32_t)q != l.cur_q && (r = end_block(&l, err)) < 0)
-			break;
-		l.cur_q = (uint32_t)q;
-		if (l.ncur == l.capcur) {
-			size_t c = l.capcur ? l.capcur * 2 : 1024;
-			entry *e = realloc(l.cur, c * sizeof *e);
-			if (!e) {
-				r = dx__fail_nomem(err);
-				break;
-			}
-			l.cur = e;
-			l.capcur = c;
+		if ((uint32_t)q != l->cur_q && (r = end_block(l, err)) != 0)
+			return r;
+		l->cur_q = (uint32_t)q;
+		if (l->ncur == l->capcur) {
+			size_t c = l->capcur ? l->capcur * 2 : 1024;
+			entry *e = realloc(l->cur, c * sizeof *e);
+			if (!e)
+				return dx__fail_nomem(err);
+			l->cur = e;
+			l->capcur = c;
 		}
-		l.cur[l.ncur++] = (entry){ pos, score, seq++ };
+		l->cur[l->ncur++] = (entry){ pos, score, seq++ };
 	}
-	if (r == 0)
-		r = end_block(&l, err);
+	return r < 0 ? r : end_block(l, err);
+}
+
+int dx__run_load(dx_sampler *s, dx_err *err)
+{
+	dx_textfile t;
+	int r = dx__textfile_open(&t, s->o.run, err);
+	if (r < 0)
+		return r;
+	/* Only queries with a pair need their run lines. */
+	unsigned char *wanted = calloc(s->q.ids.n + 1, 1);
+	if (!wanted)
+		r = dx__fail_nomem(err);
+	for (uint64_t i = 0; r == 0 && i < s->npairs; i++)
+		wanted[s->pair_q[i]] = 1;
+	loader l = { .s = s };
+	dx_sample_report before = s->rep;
+	if (r == 0 && (r = read_run(&l, &t, wanted, err)) == 1) {
+		/* Not a query at a time: again, ranking each query over all its lines. */
+		loader_free(&l);
+		l = (loader){ .s = s, .keep_scores = 1 };
+		s->rep = before;
+		if ((r = dx__textfile_rewind(&t, err)) == 0)
+			r = read_run(&l, &t, wanted, err);
+	}
 	if (r == 0 && l.repeated)
 		r = merge_blocks(&l, err);
 	if (r == 0)
 		r = finish(&l, err);
-	free(l.cur);
-	free(l.pos);
-	free(l.score);
-	free(l.blocks);
-	free(l.seen);
+	loader_free(&l);
 	free(wanted);
 	dx__textfile_close(&t);
 	return r;

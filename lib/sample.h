@@ -42,6 +42,8 @@ struct dx_sampler {
 	uint64_t tf_lines;      /* data lines read, over all epochs */
 	uint64_t tf_pass_start; /* tf_lines when this pass began */
 	uint64_t tf_epoch;
+	char **tf_field;        /* a line's columns: 2 + negatives of them */
+	size_t *tf_len;
 };
 
 int dx__queries_load(dx_sampler *s, dx_err *err);

@@ -151,7 +151,9 @@ dx_sampler *dx_sampler_open(dx_corpus *c, const dx_sample_opts *o, dx_err *err)
 	s->perm_epoch = UINT64_MAX;
 	int r = dx__queries_load(s, err);
 	if (r == 0 && o->triples) {
-		r = dx__textfile_open(&s->tf, o->triples, err);
+		s->tf_field = malloc((2 + o->negatives) * sizeof *s->tf_field);
+		s->tf_len = malloc((2 + o->negatives) * sizeof *s->tf_len);
+		r = s->tf_field && s->tf_len ? dx__textfile_open(&s->tf, o->triples, err) : dx__fail_nomem(err);
 		s->rep.total = o->count;
 	} else if (r == 0) {
 		if ((r = dx__qrels_load(s, err)) == 0 && o->run)
@@ -180,41 +182,51 @@ const dx_sample_report *dx_sampler_report(const dx_sampler *s)
 	return &s->rep;
 }
 
+static int picked_before(const uint64_t *picked, unsigned k, uint64_t p)
+{
+	for (unsigned i = 0; i < k; i++)
+		if (picked[i] == p)
+			return 1;
+	return 0;
+}
+
 /* A document drawn uniformly from the corpus that is not excluded for q
- * and, if possible, not among picked[0..k). */
+ * and, when one is left, not among picked[0..k). */
 static uint64_t random_negative(const dx_sampler *s, uint32_t q, dx_rng *r, const uint64_t *picked,
                                 unsigned k)
 {
 	uint64_t n = dx_corpus_count(s->c), p = 0;
 	for (int tries = 0; tries < 64; tries++) {
 		p = dx_rng_below(r, n);
-		int again = dx__sample_excluded(s, q, p);
-		for (unsigned i = 0; i < k && !again; i++)
-			again = picked[i] == p;
-		if (!again)
+		if (!dx__sample_excluded(s, q, p) && !picked_before(picked, k, p))
 			return p;
 	}
-	/* Nearly every document is excluded: the next one that is not.  There
-	 * is one, or the pair would have been left out. */
+	/* Nearly every document is excluded or picked: the next one that is
+	 * neither, else the next one not excluded (there is one, or the pair
+	 * would have been left out). */
+	for (uint64_t i = 0, x = p; i < n; i++, x = x + 1 < n ? x + 1 : 0)
+		if (!dx__sample_excluded(s, q, x) && !picked_before(picked, k, x))
+			return x;
 	while (dx__sample_excluded(s, q, p))
 		p = p + 1 < n ? p + 1 : 0;
 	return p;
 }
 
+/* One of q's run candidates, when one is left not among picked[0..k). */
 static uint64_t run_negative(const dx_sampler *s, uint32_t q, dx_rng *r, const uint64_t *picked,
                              unsigned k)
 {
 	const uint64_t *pool = s->cand + s->cand_at[q];
-	uint64_t p = 0;
+	uint64_t m = s->cand_n[q], at = 0;
 	for (int tries = 0; tries < 16; tries++) {
-		p = pool[dx_rng_below(r, s->cand_n[q])];
-		int again = 0;
-		for (unsigned i = 0; i < k && !again; i++)
-			again = picked[i] == p;
-		if (!again)
-			break;
+		at = dx_rng_below(r, m);
+		if (!picked_before(picked, k, pool[at]))
+			return pool[at];
 	}
-	return p;
+	for (uint64_t i = 0, x = at; i < m; i++, x = x + 1 < m ? x + 1 : 0)
+		if (!picked_before(picked, k, pool[x]))
+			return pool[x];
+	return pool[at];
 }
 
 static uint64_t seed_key(const dx_sampler *s)
@@ -255,10 +267,8 @@ static int next_pair(dx_sampler *s, dx_triple *t)
 static int next_line(dx_sampler *s, dx_triple *t, dx_err *err)
 {
 	unsigned want = 2 + s->o.negatives;
-	char *f[2 + 64];
-	size_t fl[2 + 64];
-	if (want > 2 + 64)
-		return dx__fail(err, DX_EINVAL, 0, "", "at most 64 negatives from a triples file");
+	char **f = s->tf_field;
+	size_t *fl = s->tf_len;
 	uint64_t epochs = s->o.epochs ? s->o.epochs : 1;
 	for (;;) {
 		char *line;
@@ -341,5 +351,7 @@ void dx_sampler_close(dx_sampler *s)
 	free(s->cand_n);
 	if (s->tf.gz)
 		dx__textfile_close(&s->tf);
+	free(s->tf_field);
+	free(s->tf_len);
 	free(s);
 }

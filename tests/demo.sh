@@ -33,6 +33,29 @@ step "cut -f1 docs.tsv | docdex get docs.tsv | cmp - docs.tsv"
 cut -f1 "$dir/docs.tsv" | "$docdex" get "$dir/docs.tsv" | cmp - "$dir/docs.tsv" &&
 	echo "all 10,000 documents served by id, byte for byte"
 
+echo
+echo "Training triples: 500 generated queries with one judged document each, and a run:"
+"$synth" --kind documents --count 10000 -o /dev/null --queries "$dir/queries.tsv" \
+	--qrels "$dir/qrels.txt" --run "$dir/run.txt" --nqueries 500 --depth 50
+head -n 1 "$dir/qrels.txt"
+head -n 1 "$dir/run.txt"
+step docdex sample --queries queries.tsv --qrels qrels.txt --run run.txt --depth 50 \
+	--count 2 --format ids docs.tsv
+"$docdex" sample --queries "$dir/queries.tsv" --qrels "$dir/qrels.txt" --run "$dir/run.txt" \
+	--depth 50 --count 2 --format ids "$dir/docs.tsv"
+step "docdex sample ... --field title --count 2 docs.tsv   # query, positive, negative"
+"$docdex" sample --queries "$dir/queries.tsv" --qrels "$dir/qrels.txt" --run "$dir/run.txt" \
+	--depth 50 --count 2 --field title "$dir/docs.tsv"
+step "docdex sample ... --world-size 2 --rank 0|1: two shards, together the same triples"
+for r in 0 1; do
+	"$docdex" sample --queries "$dir/queries.tsv" --qrels "$dir/qrels.txt" --run "$dir/run.txt" \
+		--world-size 2 --rank $r --format ids "$dir/docs.tsv" > "$dir/shard$r"
+done
+"$docdex" sample --queries "$dir/queries.tsv" --qrels "$dir/qrels.txt" --run "$dir/run.txt" \
+	--format ids "$dir/docs.tsv" > "$dir/all"
+paste -d '\n' "$dir/shard0" "$dir/shard1" | grep . | cmp - "$dir/all" &&
+	echo "$(wc -l < "$dir/shard0") + $(wc -l < "$dir/shard1") triples, interleaved: the unsharded output"
+
 step docdex get docs.tsv D0
 "$docdex" get "$dir/docs.tsv" D0 || echo "(exit status $?: an id not in the corpus)"
 

@@ -23,6 +23,17 @@ and for the corpora compressed with gzip -6 and rewritten with --bgzf:
   --bgzf size       relative to gzip -6 (goal: within 5%)
   spans             build, size and latency at other spans than the default
 
+and for docdex sample on the passages, with 100k generated queries, their
+qrels and a 100-deep run (--sample-queries, --sample-depth):
+
+  triples/s         to /dev/null, one process: --count N less the set-up
+                    (the same command with --count 1) (goal >= 300k/s)
+  memory            peak private memory with the inputs loaded and nothing
+                    drawn, and while drawing (goal: the inputs plus < 64 MB),
+                    on this corpus and on one a quarter of its size
+  2 processes       --world-size 2, both at once: total triples/s and the
+                    peak of their summed PSS (smaps_rollup)
+
 Corpora are generated once under --dir and kept for later runs.
 """
 import argparse
@@ -70,6 +81,37 @@ def peak_memory(cmd, stdin_path):
     if p.returncode != 0:
         sys.exit(f"bench: {cmd} exited with {p.returncode}")
     return peak, time.perf_counter() - t
+
+
+def pss_of(pid):
+    """PSS and anonymous bytes of a live process (smaps_rollup)."""
+    out = {}
+    try:
+        for line in open(f"/proc/{pid}/smaps_rollup"):
+            key, _, value = line.partition(":")
+            if key in ("Pss", "Anonymous"):
+                out[key] = int(value.split()[0]) * 1024
+    except (FileNotFoundError, ProcessLookupError, ValueError):
+        pass
+    return out
+
+
+def run_together(cmds, poll_pss=False):
+    """Runs the commands at once, output to /dev/null; returns the wall time
+    and, with poll_pss, the peak of their summed PSS (reading smaps_rollup
+    walks the page tables, so timed runs do not poll)."""
+    t = time.perf_counter()
+    ps = [subprocess.Popen(c, stdout=subprocess.DEVNULL) for c in cmds]
+    peak = 0
+    while poll_pss and any(p.poll() is None for p in ps):
+        peak = max(peak, sum(pss_of(p.pid).get("Pss", 0) for p in ps))
+        time.sleep(0.1)
+    for p in ps:
+        p.wait()
+    wall = time.perf_counter() - t
+    if any(p.returncode for p in ps):
+        sys.exit(f"bench: {cmds[0]} failed")
+    return wall, peak
 
 
 PY_DICT = r"""
@@ -158,6 +200,84 @@ def bench_corpus(args, kind, path):
         r["get_vs_dict"] = r["get_lookups_per_s"] / r["dict_lookups_per_s"]
     os.unlink(ids_path)
     return r
+
+
+def sample_inputs(args, path, size):
+    """The corpus and its generated queries, qrels and run; the corpus is
+    indexed.  Returns the sample command without --count."""
+    base = path[:-len(".tsv")]
+    files = [base + ext for ext in (".queries.tsv", ".qrels", ".run")]
+    if not all(os.path.exists(f) for f in files + [path]):
+        print(f"bench: generating {path} and its topics", file=sys.stderr)
+        run([args.synth, "--kind", "passages", "--size", size, "-o", path + ".tmp",
+             "--queries", files[0], "--qrels", files[1], "--run", files[2] + ".tmp",
+             "--nqueries", str(args.sample_queries), "--depth", str(args.sample_depth)])
+        os.rename(files[2] + ".tmp", files[2])
+        os.rename(path + ".tmp", path)
+    if not os.path.exists(path + ".ddx"):
+        run([args.docdex, "index", "-q", path])
+    return [args.docdex, "sample", "--queries", files[0], "--qrels", files[1], "--run", files[2],
+            "--depth", str(args.sample_depth)], files
+
+
+def bench_sample(args, path):
+    n = args.triples
+    cmd, files = sample_inputs(args, path, args.size)
+    r = {"corpus_bytes": os.path.getsize(path), "triples": n,
+         "input_bytes": sum(os.path.getsize(f) for f in files)}
+    setup = median_time(cmd + [path, "--count", "1"], args.repeat, stdout=subprocess.DEVNULL)
+    full = median_time(cmd + [path, "--count", str(n)], args.repeat, stdout=subprocess.DEVNULL)
+    r["setup_s"] = setup
+    r["full_s"] = full
+    r["triples_per_s"] = n / (full - setup)
+    r["triples_per_s_with_setup"] = n / full
+
+    def memory(corpus, count):
+        peak, _ = peak_memory(cmd + [corpus, "--count", str(count)], "/dev/null")
+        return peak
+    loaded, drawing = memory(path, 1), memory(path, n)
+    r["loaded_rss_anon_bytes"] = loaded["RssAnon"]
+    r["drawing_rss_anon_bytes"] = drawing["RssAnon"]
+    r["drawing_vmhwm_bytes"] = drawing["VmHWM"]
+    # The same inputs' shape over a corpus a quarter of the size.
+    small = os.path.join(args.dir, f"passages-sample-{args.size}-quarter.tsv")
+    small_cmd, _ = sample_inputs(args, small, str(max(1, r["corpus_bytes"] // 4)))
+    peak, _ = peak_memory(small_cmd + [small, "--count", str(n)], "/dev/null")
+    r["small_corpus_bytes"] = os.path.getsize(small)
+    r["small_drawing_rss_anon_bytes"] = peak["RssAnon"]
+    peak, _ = peak_memory(small_cmd + [small, "--count", "1"], "/dev/null")
+    r["small_loaded_rss_anon_bytes"] = peak["RssAnon"]
+
+    two = [cmd + [path, "--count", str(n), "--world-size", "2", "--rank", str(k)] for k in (0, 1)]
+    r["two_wall_s"] = statistics.median(run_together(two)[0] for _ in range(args.repeat))
+    r["two_triples_per_s"] = n / r["two_wall_s"]
+    r["two_triples_per_s_less_setup"] = n / (r["two_wall_s"] - setup)
+    r["two_peak_pss_bytes"] = run_together(two, poll_pss=True)[1]
+    return r
+
+
+def report_sample(r):
+    rows = [
+        ("corpus, MiB", f"{r['corpus_bytes'] / MiB:.0f}"),
+        ("queries + qrels + run files, MiB", f"{r['input_bytes'] / MiB:.0f}"),
+        ("set-up (read inputs, --count 1), s", f"{r['setup_s']:.2f}"),
+        (f"{r['triples']:,} triples, s", f"{r['full_s']:.2f}"),
+        ("triples/s less set-up (goal >= 300k)", f"{r['triples_per_s'] / 1e3:.0f}k"),
+        ("triples/s with set-up", f"{r['triples_per_s_with_setup'] / 1e3:.0f}k"),
+        ("peak private memory, inputs loaded, MiB", f"{r['loaded_rss_anon_bytes'] / MiB:.1f}"),
+        ("peak private memory, drawing, MiB", f"{r['drawing_rss_anon_bytes'] / MiB:.1f}"),
+        ("  drawing less loaded (goal < 64)", f"{(r['drawing_rss_anon_bytes'] - r['loaded_rss_anon_bytes']) / MiB:.1f}"),
+        ("peak RSS incl. page cache, MiB", f"{r['drawing_vmhwm_bytes'] / MiB:.0f}"),
+        (f"corpus of {r['small_corpus_bytes'] / MiB:.0f} MiB: loaded / drawing, MiB",
+         f"{r['small_loaded_rss_anon_bytes'] / MiB:.1f} / {r['small_drawing_rss_anon_bytes'] / MiB:.1f}"),
+        ("2 processes (--world-size 2): triples/s", f"{r['two_triples_per_s'] / 1e3:.0f}k"),
+        ("  less the set-up of one", f"{r['two_triples_per_s_less_setup'] / 1e3:.0f}k"),
+        ("2 processes: peak total PSS, MiB", f"{r['two_peak_pss_bytes'] / MiB:.0f}"),
+    ]
+    width = max(len(name) for name, _ in rows)
+    print("\ndocdex sample, passages: medians, warm cache, output to /dev/null")
+    for name, value in rows:
+        print(f"{name:<{width}}  {value:>14}")
 
 
 def stats_of(dx, path):
@@ -312,12 +432,20 @@ def main():
     ap.add_argument("--latency-ids", type=int, default=2000, help="ids for the latency figures")
     ap.add_argument("--spans", default="512K,2M", help="other spans to measure, comma-separated")
     ap.add_argument("--json", default=None, help="write every figure here (default DIR/results.json)")
+    ap.add_argument("--no-sample", action="store_true", help="skip the docdex sample figures")
+    ap.add_argument("--only-sample", action="store_true", help="only the docdex sample figures")
+    ap.add_argument("--sample-queries", type=int, default=100_000)
+    ap.add_argument("--sample-depth", type=int, default=100)
+    ap.add_argument("--triples", type=int, default=5_000_000, help="triples a sample run draws")
     args = ap.parse_args()
     args.spans = [x for x in args.spans.split(",") if x]
     os.makedirs(args.dir, exist_ok=True)
 
-    results, gz_results = [], []
-    for kind in ("passages", "documents"):
+    results, gz_results, sample = [], [], None
+    if not args.no_sample:
+        print("bench: sample", file=sys.stderr)
+        sample = bench_sample(args, os.path.join(args.dir, f"passages-sample-{args.size}.tsv"))
+    for kind in ("passages", "documents") if not args.only_sample else ():
         path = os.path.join(args.dir, f"{kind}-{args.size}.tsv")
         if not os.path.exists(path):
             print(f"bench: generating {path}", file=sys.stderr)
@@ -333,13 +461,16 @@ def main():
     doc = {"machine": {"cpus": os.cpu_count(), "kernel": platform.release(),
                        "memory_bytes": os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")},
            "docdex": version.strip(), "repeat": args.repeat, "lookups": args.lookups,
-           "results": results, "gzip": gz_results}
+           "results": results, "gzip": gz_results, "sample": sample}
     with open(args.json or os.path.join(args.dir, "results.json"), "w") as f:
         json.dump(doc, f, indent=1)
     print(f"docdex bench: medians of {args.repeat} runs, warm cache, {os.cpu_count()} CPUs\n")
-    report(results)
+    if results:
+        report(results)
     if gz_results:
         report_gzip(gz_results)
+    if sample:
+        report_sample(sample)
 
 
 main()
