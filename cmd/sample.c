@@ -197,19 +197,19 @@ static int run(sampler_cli *x)
 static void summary(const dx_sample_report *rep)
 {
 	static const char *const what[DX_SP_KINDS] = {
-		[DX_SP_NO_TEXT] = "lines name a query without a text",
-		[DX_SP_UNKNOWN_ID] = "lines name an id not in the corpus",
-		[DX_SP_BAD_LINE] = "lines are malformed",
-		[DX_SP_DUP_QUERY] = "queries repeat an earlier id",
+		[DX_SP_NO_TEXT] = "lines naming a query without a text",
+		[DX_SP_UNKNOWN_ID] = "lines naming an id not in the corpus",
+		[DX_SP_BAD_LINE] = "malformed lines",
+		[DX_SP_DUP_QUERY] = "repeated query ids",
 	};
 	char line[4096];
 	size_t n = 0;
 	for (int k = 0; k < DX_SP_KINDS; k++)
 		if (rep->problems[k] && n < sizeof line)
-			n += (size_t)snprintf(line + n, sizeof line - n, "%s%llu %s (first: %s)", n ? ", " : "",
-			                      (unsigned long long)rep->problems[k], what[k], rep->first[k]);
+			n += (size_t)snprintf(line + n, sizeof line - n, "%s%s: %llu (first: %s)", n ? ", " : "",
+			                      what[k], (unsigned long long)rep->problems[k], rep->first[k]);
 	if (rep->no_negative && n < sizeof line)
-		n += (size_t)snprintf(line + n, sizeof line - n, "%s%llu (query, positive) pairs have no negative to draw",
+		n += (size_t)snprintf(line + n, sizeof line - n, "%s(query, positive) pairs without a negative to draw: %llu",
 		                      n ? ", " : "", (unsigned long long)rep->no_negative);
 	if (n)
 		fprintf(stderr, "docdex sample: skipped: %s; --strict stops at the first bad line\n", line);

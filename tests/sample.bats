@@ -38,7 +38,7 @@ stat() {
 		n[$1]++ < 100 && !(($1 " " $3) in p)' "$DATA/vaswani.qrels" "$DATA/vaswani-run-rank0.txt" | wc -l)"
 	# The qrels name documents of the whole collection, and the run has two
 	# queries: counted, in one line.
-	equals "${stderr%%$'\n'*}" "docdex sample: skipped: 1708 lines name an id not in the corpus (first: $DATA/vaswani.qrels:35), 341 (query, positive) pairs have no negative to draw; --strict stops at the first bad line"
+	equals "${stderr%%$'\n'*}" "docdex sample: skipped: lines naming an id not in the corpus: 1708 (first: $DATA/vaswani.qrels:35), (query, positive) pairs without a negative to draw: 341; --strict stops at the first bad line"
 	check --corpus vaswani-q1-q2.trec.gz --layout trec --queries "$DATA/vaswani-topics.trec" \
 		--qrels "$DATA/vaswani.qrels" --run "$DATA/vaswani-run-rank0.txt" --depth 100 --expect 34 t.jsonl
 }
@@ -223,7 +223,7 @@ for t in map(json.loads, open("t.jsonl")):
 	{ head -n 3 run; echo "1 Q0 2 3"; tail -n +4 run; } > run.bad
 	run --separate-stderr dx sample --queries q.tsv --qrels qrels.bad --run run.bad c.tsv
 	status_is 0
-	equals "$stderr" "docdex sample: skipped: 1 lines name a query without a text (first: qrels.bad:$(($(wc -l < qrels) + 1))), 1 lines name an id not in the corpus (first: qrels.bad:$(($(wc -l < qrels) + 2))), 1 lines are malformed (first: run.bad:4); --strict stops at the first bad line"
+	equals "$stderr" "docdex sample: skipped: lines naming a query without a text: 1 (first: qrels.bad:$(($(wc -l < qrels) + 1))), lines naming an id not in the corpus: 1 (first: qrels.bad:$(($(wc -l < qrels) + 2))), malformed lines: 1 (first: run.bad:4); --strict stops at the first bad line"
 	[ -n "$output" ]
 	run --separate-stderr dx sample --queries q.tsv --qrels qrels --run run.bad --strict c.tsv
 	status_is 1
