@@ -248,7 +248,7 @@ int cmd_sample(int argc, char **argv)
 	dx_sample_opts so = { .min_rel = 1, .negatives = 1, .run_ratio = 0.5, .world_size = 1 };
 	sampler_cli x = { .format = FMT_TSV };
 	const char *output = NULL, *field = NULL;
-	int rank_given = 0, world_given = 0, show_stats = 0, c;
+	int rank_given = 0, world_given = 0, show_stats = 0, pair_opts = 0, c;
 	uint64_t v;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, ":o:h", options, NULL)) != -1) {
@@ -257,22 +257,25 @@ int cmd_sample(int argc, char **argv)
 		case OPT_QRELS: so.qrels = optarg; break;
 		case OPT_RUN: so.run = optarg; break;
 		case OPT_TRIPLES: so.triples = optarg; break;
-		case OPT_EXCLUDE_JUDGED: so.exclude_judged = 1; break;
+		case OPT_EXCLUDE_JUDGED: so.exclude_judged = pair_opts = 1; break;
 		case OPT_RANDOM: so.random = 1; break;
 		case OPT_STRICT: so.strict = 1; break;
 		case OPT_STATS: show_stats = 1; break;
 		case OPT_FIELD: field = optarg; break;
 		case 'o': output = optarg; break;
 		case OPT_MIN_REL:
+			pair_opts = 1;
 			if (parse_double(optarg, &so.min_rel) < 0)
 				return cli_usage_error("sample", "bad --min-rel, give a number", optarg);
 			break;
 		case OPT_DEPTH:
+			pair_opts = 1;
 			if (cli_parse_u64(optarg, &v) < 0 || v == 0 || v > UINT32_MAX)
 				return cli_usage_error("sample", "bad --depth, give a number of documents", optarg);
 			so.depth = (unsigned)v;
 			break;
 		case OPT_RUN_RATIO:
+			pair_opts = 1;
 			if (parse_double(optarg, &so.run_ratio) < 0 || !(so.run_ratio >= 0 && so.run_ratio <= 1))
 				return cli_usage_error("sample", "bad --run-ratio, give a number from 0 to 1", optarg);
 			break;
@@ -334,8 +337,9 @@ int cmd_sample(int argc, char **argv)
 		return cli_usage_error("sample", "the rank must be below the world size", NULL);
 	if (!so.queries)
 		return cli_usage_error("sample", "no --queries given", NULL);
-	if (so.triples && (so.qrels || so.run || so.random))
-		return cli_usage_error("sample", "--triples takes no --qrels, --run or --random", NULL);
+	if (so.triples && (so.qrels || so.run || so.random || pair_opts))
+		return cli_usage_error("sample", "--triples takes no --qrels, --run, --random, --min-rel, "
+		                                 "--depth, --exclude-judged or --run-ratio", NULL);
 	if (!so.triples && !so.qrels)
 		return cli_usage_error("sample", "give --qrels (with --run, --random or both) or --triples", NULL);
 	if (so.qrels && !so.run && !so.random)

@@ -291,6 +291,7 @@ for t in map(json.loads, open("t.jsonl")):
 		"--queries x --random c.tsv"
 		"--queries x --qrels x c.tsv"
 		"--queries x --triples x --random c.tsv"
+		"--queries x --triples x --depth 5 c.tsv"
 		"--queries x --qrels x --random --count 5 --epochs 2 c.tsv"
 		"--queries x --qrels x --random --format csv c.tsv"
 		"--queries x --qrels x --random --run-ratio 2 c.tsv"
