@@ -97,6 +97,21 @@ static int keep(loader *l, uint32_t q, entry *e, size_t n, dx_err *err)
 	return 0;
 }
 
+/* Adds a line to the block being read. */
+static int add_entry(loader *l, entry e, dx_err *err)
+{
+	if (l->ncur == l->capcur) {
+		size_t c = l->capcur ? l->capcur * 2 : 1024;
+		entry *p = realloc(l->cur, c * sizeof *p);
+		if (!p)
+			return dx__fail_nomem(err);
+		l->cur = p;
+		l->capcur = c;
+	}
+	l->cur[l->ncur++] = e;
+	return 0;
+}
+
 static int end_block(loader *l, dx_err *err)
 {
 	int r = l->ncur ? keep(l, l->cur_q, l->cur, l->ncur, err) : 0;
@@ -124,19 +139,8 @@ static int merge_blocks(loader *l, dx_err *err)
 		l->ncur = 0;
 		for (; k < l->nblocks && l->blocks[k].q == l->blocks[i].q; k++)
 			for (uint64_t x = 0; x < l->blocks[k].n && r == 0; x++) {
-				if (l->ncur == l->capcur) {
-					size_t c = l->capcur ? l->capcur * 2 : 1024;
-					entry *e = realloc(l->cur, c * sizeof *e);
-					if (!e) {
-						r = dx__fail_nomem(err);
-						break;
-					}
-					l->cur = e;
-					l->capcur = c;
-				}
 				uint64_t at = l->blocks[k].start + x;
-				l->cur[l->ncur] = (entry){ l->pos[at], l->score[at], l->ncur };
-				l->ncur++;
+				r = add_entry(l, (entry){ l->pos[at], l->score[at], l->ncur }, err);
 			}
 		if (r == 0)
 			r = keep(&m, l->blocks[i].q, l->cur, l->ncur, err);
@@ -237,15 +241,8 @@ static int read_run(loader *l, dx_textfile *t, const unsigned char *wanted, dx_e
 		if ((uint32_t)q != l->cur_q && (r = end_block(l, err)) != 0)
 			return r;
 		l->cur_q = (uint32_t)q;
-		if (l->ncur == l->capcur) {
-			size_t c = l->capcur ? l->capcur * 2 : 1024;
-			entry *e = realloc(l->cur, c * sizeof *e);
-			if (!e)
-				return dx__fail_nomem(err);
-			l->cur = e;
-			l->capcur = c;
-		}
-		l->cur[l->ncur++] = (entry){ pos, score, seq++ };
+		if ((r = add_entry(l, (entry){ pos, score, seq++ }, err)) < 0)
+			return r;
 	}
 	return r < 0 ? r : end_block(l, err);
 }
