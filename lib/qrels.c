@@ -122,7 +122,8 @@ int dx__qrels_load(dx_sampler *s, dx_err *err)
 		                s->o.min_rel);
 	}
 	/* By query and document; a document judged twice keeps its first line. */
-	qsort(j, n, sizeof *j, by_query_doc);
+	if (n > 1)
+		qsort(j, n, sizeof *j, by_query_doc);
 	size_t m = 0;
 	for (size_t i = 0; i < n; i++)
 		if (m == 0 || j[i].q != j[m - 1].q || j[i].pos != j[m - 1].pos)

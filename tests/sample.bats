@@ -307,3 +307,13 @@ for t in map(json.loads, open("t.jsonl")):
 	status_is 2
 	equals "$stderr" "docdex sample: bad number in the environment: 'RANK' (see docdex sample --help)"
 }
+
+@test "qrels whose every document is unknown: one clear error" {
+	"$DX_SYNTH" --count 100 -o c.tsv
+	dx index -q c.tsv
+	printf 'q1\tx\n' > q.tsv
+	printf 'q1 0 not-in-the-corpus 1\n' > q.qrels
+	run --separate-stderr dx sample --queries q.tsv --qrels q.qrels --random c.tsv
+	status_is 1
+	equals "$stderr" "docdex sample: no positive judgement names both a query with a text and a document of the corpus: 'q.qrels'"
+}
