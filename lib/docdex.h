@@ -386,6 +386,128 @@ DX_MUST_CHECK int dx_output_commit(dx_output *f, dx_err *err);
 /* Drops what was written and frees f; accepts NULL. */
 void dx_output_abort(dx_output *f);
 
+/* ---- experiment files ------------------------------------------------------ */
+
+/*
+ * An experiment file: one YAML mapping whose values are scalars or lists of
+ * scalars, read with libyaml.  Keys are not interpreted here; the command
+ * that reads the file checks them and their values, and names the line of
+ * the one it refuses.
+ */
+typedef struct dx_config_item {
+	const char *key;
+	const char *value;    /* a scalar as written (quotes removed), a list's
+	                         items joined by ',', "" for an empty value */
+	int is_list;          /* the value was a sequence */
+	unsigned line;        /* 1-based line of the key */
+} dx_config_item;
+
+typedef struct dx_config dx_config;
+
+/*
+ * Reads the file at path.  Returns NULL with err filled when it cannot be
+ * read, is not YAML (err->subject "FILE:LINE"), is not one mapping, holds a
+ * nested mapping or a list of lists (subject "FILE:LINE: KEY"), or gives
+ * a key twice.  An empty file is an empty mapping.
+ */
+DX_MUST_CHECK dx_config *dx_config_load(const char *path, dx_err *err);
+size_t dx_config_count(const dx_config *c);
+/* Item i (0 <= i < count), in the file's order. */
+const dx_config_item *dx_config_item_at(const dx_config *c, size_t i);
+void dx_config_free(dx_config *c);
+
+/* ---- loading strategies (docdex bench) ------------------------------------- */
+
+/*
+ * The ways of handing documents to a trainer that docdex bench compares.
+ * Each loader serves records by position, as dx_corpus_records does, but
+ * through its own means:
+ *   memory  the whole corpus read into the loader's heap and parsed, with a
+ *           private table from id to record; a position is turned into its
+ *           id (as a trainer holds ids) and looked up there
+ *   stdio   a private table from id to offset, built from the index; then
+ *           fseek and a line read (fread for TREC) per record
+ *   pread   the index for the place of a record, pread for its bytes
+ *   mmap    the index and the corpus mapped and shared (dx_corpus_records)
+ *   gzip, bgzf  the same over a gzip or BGZF corpus
+ */
+enum {
+	DX_LOAD_MEMORY = 1, DX_LOAD_STDIO, DX_LOAD_PREAD, DX_LOAD_MMAP, DX_LOAD_GZIP, DX_LOAD_BGZF,
+	DX_LOAD_LAST = DX_LOAD_BGZF
+};
+
+/* The strategy's name, or "?". */
+const char *dx_loader_name(int strategy);
+/* DX_LOAD_* for a name, or -1. */
+int dx_loader_parse(const char *name);
+
+/* Whether the strategy can serve this corpus: 1, or 0 with why set to the
+ * reason ("needs a plain corpus").  memory serves any; stdio, pread and
+ * mmap need plain files; gzip needs gzip files and bgzf BGZF files. */
+int dx_loader_applies(int strategy, dx_corpus *c, const char **why);
+
+typedef struct dx_loader dx_loader;
+
+/*
+ * Opens a loader over the corpus c (which must stay open while it is
+ * used).  A memory loader reads and parses every source file here.  With
+ * share non-NULL (a memory loader of the same corpus, which must outlive
+ * this one), the new loader uses its heap copy instead of making another,
+ * as the threads of one process would.  Loaders are not thread-safe:
+ * give each thread its own.
+ */
+DX_MUST_CHECK dx_loader *dx_loader_open(int strategy, dx_corpus *c, const dx_loader *share,
+                                        dx_err *err);
+
+/* Reads records pos[0..n) into recs; their bytes stay valid until the next
+ * call on the loader. */
+DX_MUST_CHECK int dx_loader_get(dx_loader *l, const uint64_t *pos, size_t n, dx_record *recs,
+                                dx_err *err);
+
+/* Heap bytes the loader holds of its own (its copy of the corpus, its
+ * tables), 0 for one that shares. */
+uint64_t dx_loader_private_bytes(const dx_loader *l);
+
+void dx_loader_close(dx_loader *l);
+
+/* ---- measurement ---------------------------------------------------------- */
+
+/* A process's memory, from /proc/PID/smaps_rollup (or smaps), in bytes. */
+typedef struct dx_mem_usage {
+	uint64_t rss;         /* resident */
+	uint64_t pss;         /* resident, shared pages divided among sharers */
+	uint64_t uss;         /* resident and private to it (Private_Clean +
+	                         Private_Dirty) */
+	uint64_t anon;        /* anonymous (heap, stacks) */
+	uint64_t swap;
+} dx_mem_usage;
+
+/* Reads the memory of process pid (0: this process).  Returns 0, or
+ * DX_ESYS when its /proc files cannot be read. */
+DX_MUST_CHECK int dx_mem_usage_of(int pid, dx_mem_usage *m, dx_err *err);
+
+/* This process's page faults so far, all threads (getrusage). */
+void dx_page_faults(uint64_t *minor, uint64_t *major);
+
+/* Seconds on a monotonic clock. */
+double dx_now(void);
+
+typedef struct dx_machine {
+	unsigned cores;       /* online processors */
+	uint64_t mem_total;   /* bytes, /proc/meminfo MemTotal */
+	uint64_t mem_available; /* MemAvailable */
+	char kernel[256];     /* "Linux 6.1.0-13-amd64 x86_64" */
+	char cpu[256];        /* model name, or "" */
+	char hostname[256];
+} dx_machine;
+
+/* What the machine is; fields it cannot learn are left 0 or "". */
+void dx_machine_info(dx_machine *m);
+
+/* The name of the filesystem path is on ("ext4", "tmpfs", "xfs", ...), or
+ * "0xMAGIC" for one not known by name, or "" when statfs fails. */
+void dx_fs_type(const char *path, char *out, size_t outsz);
+
 /* ---- random numbers and permutations ------------------------------------ */
 
 /* A small, fast generator (xoshiro256**) seeded through splitmix64: the same

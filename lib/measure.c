@@ -1,0 +1,160 @@
+/*
+ * measure.c: what a benchmark reads about processes and the machine:
+ * memory from /proc/PID/smaps_rollup, page faults, a monotonic clock, and
+ * the machine's cores, memory, kernel and filesystems.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/statfs.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "docdex.h"
+#include "err.h"
+
+double dx_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+void dx_page_faults(uint64_t *minor, uint64_t *major)
+{
+	struct rusage ru;
+	if (getrusage(RUSAGE_SELF, &ru) < 0)
+		memset(&ru, 0, sizeof ru);
+	*minor = (uint64_t)ru.ru_minflt;
+	*major = (uint64_t)ru.ru_majflt;
+}
+
+/* Adds the "Key:   123 kB" lines of an smaps file into m.  smaps_rollup
+ * has one set of them; smaps (kernels before 4.14) one per mapping, which
+ * add up to the same figures. */
+static void add_smaps(FILE *f, dx_mem_usage *m)
+{
+	char line[256];
+	while (fgets(line, sizeof line, f)) {
+		char key[64];
+		unsigned long long kb;
+		if (sscanf(line, "%63[^:]: %llu kB", key, &kb) != 2)
+			continue;
+		uint64_t bytes = (uint64_t)kb * 1024;
+		if (strcmp(key, "Rss") == 0)
+			m->rss += bytes;
+		else if (strcmp(key, "Pss") == 0)
+			m->pss += bytes;
+		else if (strcmp(key, "Private_Clean") == 0 || strcmp(key, "Private_Dirty") == 0)
+			m->uss += bytes;
+		else if (strcmp(key, "Anonymous") == 0)
+			m->anon += bytes;
+		else if (strcmp(key, "Swap") == 0)
+			m->swap += bytes;
+	}
+}
+
+int dx_mem_usage_of(int pid, dx_mem_usage *m, dx_err *err)
+{
+	char path[64];
+	memset(m, 0, sizeof *m);
+	snprintf(path, sizeof path, "/proc/%d/smaps_rollup", pid ? pid : (int)getpid());
+	FILE *f = fopen(path, "re");
+	if (!f) {
+		snprintf(path, sizeof path, "/proc/%d/smaps", pid ? pid : (int)getpid());
+		f = fopen(path, "re");
+	}
+	if (!f)
+		return dx__fail_sys(err, path, "cannot read the memory of a process");
+	add_smaps(f, m);
+	fclose(f);
+	return 0;
+}
+
+static void read_meminfo(dx_machine *m)
+{
+	FILE *f = fopen("/proc/meminfo", "re");
+	char line[256];
+	if (!f)
+		return;
+	while (fgets(line, sizeof line, f)) {
+		unsigned long long kb;
+		if (sscanf(line, "MemTotal: %llu kB", &kb) == 1)
+			m->mem_total = (uint64_t)kb * 1024;
+		else if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1)
+			m->mem_available = (uint64_t)kb * 1024;
+	}
+	fclose(f);
+}
+
+static void read_cpu_model(dx_machine *m)
+{
+	FILE *f = fopen("/proc/cpuinfo", "re");
+	char line[512];
+	if (!f)
+		return;
+	while (fgets(line, sizeof line, f)) {
+		char *colon = strchr(line, ':');
+		if (strncmp(line, "model name", 10) != 0 || !colon)
+			continue;
+		colon += 1 + strspn(colon + 1, " \t");
+		colon[strcspn(colon, "\n")] = '\0';
+		snprintf(m->cpu, sizeof m->cpu, "%s", colon);
+		break;
+	}
+	fclose(f);
+}
+
+void dx_machine_info(dx_machine *m)
+{
+	struct utsname u;
+	memset(m, 0, sizeof *m);
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	m->cores = n > 0 ? (unsigned)n : 0;
+	read_meminfo(m);
+	read_cpu_model(m);
+	if (uname(&u) == 0) {
+		snprintf(m->kernel, sizeof m->kernel, "%s %s %s", u.sysname, u.release, u.machine);
+		snprintf(m->hostname, sizeof m->hostname, "%s", u.nodename);
+	}
+}
+
+/* Magic numbers of statfs(2)'s f_type, from linux/magic.h. */
+static const struct { unsigned long magic; const char *name; } filesystems[] = {
+	{ 0xEF53, "ext4" },           /* ext2, ext3 and ext4 share it */
+	{ 0x58465342, "xfs" },
+	{ 0x9123683E, "btrfs" },
+	{ 0x01021994, "tmpfs" },
+	{ 0x858458F6, "ramfs" },
+	{ 0x794C7630, "overlayfs" },
+	{ 0x6969, "nfs" },
+	{ 0xFF534D42, "cifs" },
+	{ 0x2FC12FC1, "zfs" },
+	{ 0x65735546, "fuse" },
+	{ 0xF2F52010, "f2fs" },
+	{ 0x5346544E, "ntfs" },
+	{ 0x4D44, "vfat" },
+	{ 0x73717368, "squashfs" },
+	{ 0x9FA0, "proc" },
+	{ 0x62656572, "sysfs" },
+	{ 0x01021997, "9p" },
+	{ 0x47504653, "gpfs" },
+	{ 0x0BD00BD0, "lustre" },
+};
+
+void dx_fs_type(const char *path, char *out, size_t outsz)
+{
+	struct statfs st;
+	if (statfs(path, &st) < 0) {
+		snprintf(out, outsz, "%s", "");
+		return;
+	}
+	unsigned long magic = (unsigned long)st.f_type & 0xFFFFFFFFul;
+	for (size_t i = 0; i < sizeof filesystems / sizeof *filesystems; i++)
+		if (filesystems[i].magic == magic) {
+			snprintf(out, outsz, "%s", filesystems[i].name);
+			return;
+		}
+	snprintf(out, outsz, "0x%lX", magic);
+}
