@@ -17,7 +17,7 @@ void cli_error(const char *cmd, const char *what, const char *subject)
 		fprintf(stderr, "docdex %s: %s\n", cmd, what);
 }
 
-void cli_lib_error(const char *cmd, const dx_err *err)
+void cli_describe(const dx_err *err, char *out, size_t outsz)
 {
 	char sys[256] = "";
 	if (err->sys) {
@@ -26,9 +26,16 @@ void cli_lib_error(const char *cmd, const dx_err *err)
 		sys[2] = (char)tolower((unsigned char)sys[2]);
 	}
 	if (err->subject[0])
-		fprintf(stderr, "docdex %s: %s: '%s'%s\n", cmd, err->what, err->subject, sys);
+		snprintf(out, outsz, "%s: '%s'%s", err->what, err->subject, sys);
 	else
-		fprintf(stderr, "docdex %s: %s%s\n", cmd, err->what, sys);
+		snprintf(out, outsz, "%s%s", err->what, sys);
+}
+
+void cli_lib_error(const char *cmd, const dx_err *err)
+{
+	char line[sizeof err->what + sizeof err->subject + 300];
+	cli_describe(err, line, sizeof line);
+	fprintf(stderr, "docdex %s: %s\n", cmd, line);
 }
 
 int cli_lib_failure(const char *cmd, int rc, const dx_err *err)
@@ -98,12 +105,6 @@ int cli_parse_size(const char *s, uint64_t *v)
 	return 0;
 }
 
-double cli_now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 const char *cli_bytes(uint64_t n, char *buf, size_t bufsz)
 {
@@ -122,7 +123,7 @@ void progress_init(progress *p, const char *label, int quiet)
 {
 	*p = (progress){ .label = label, .enabled = !quiet && isatty(STDERR_FILENO) };
 	cli_catch_signals();
-	p->start = p->last = cli_now();
+	p->start = p->last = dx_now();
 }
 
 int progress_update(void *ctx, uint64_t done, uint64_t total)
@@ -132,7 +133,7 @@ int progress_update(void *ctx, uint64_t done, uint64_t total)
 		return 1;
 	if (!p->enabled)
 		return 0;
-	double now = cli_now();
+	double now = dx_now();
 	if (now - p->start < 1.0 || now - p->last < 0.1)
 		return 0;
 	p->last = now;

@@ -22,12 +22,16 @@ typedef int (*cmd_fn)(int argc, char **argv);
 int cmd_index(int argc, char **argv);
 int cmd_get(int argc, char **argv);
 int cmd_sample(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
 
 /* "docdex CMD: what: 'subject'" (the subject only when there is one). */
 void cli_error(const char *cmd, const char *what, const char *subject)
 	__attribute__((cold));
 /* The same for a library error, with strerror when a system call failed. */
 void cli_lib_error(const char *cmd, const dx_err *err) __attribute__((cold));
+/* A library error as that line has it, "what: 'subject': strerror", without
+ * the command; cut to outsz. */
+void cli_describe(const dx_err *err, char *out, size_t outsz);
 /* Reports a library failure (code rc) and returns the exit status for it:
  * EXIT_INTERRUPTED when it was canceled by a signal, else EXIT_FAIL. */
 int cli_lib_failure(const char *cmd, int rc, const dx_err *err) __attribute__((cold));
@@ -64,9 +68,6 @@ void progress_init(progress *p, const char *label, int quiet);
 int progress_update(void *ctx, uint64_t done, uint64_t total);
 /* Clears the bar, leaving a last line with the summary when it was shown. */
 void progress_done(progress *p, const char *summary);
-
-/* Seconds on a monotonic clock. */
-double cli_now(void);
 
 /* "1.5 GiB" for a byte count. */
 const char *cli_bytes(uint64_t n, char *buf, size_t bufsz);

@@ -46,7 +46,7 @@ static const struct subcommand {
 	{ "index", cmd_index, "build an index over corpus files (or show or verify one)" },
 	{ "get", cmd_get, "print documents by id, by position or at random" },
 	{ "sample", cmd_sample, "training triples from queries, qrels and runs" },
-	{ "bench", not_yet, "throughput and memory of the loading strategies (not yet implemented)" },
+	{ "bench", cmd_bench, "throughput and memory of the loading strategies" },
 	{ "pin-test", not_yet, "memory pinning, workers and RAMDISK placement (not yet implemented)" },
 };
 

@@ -1,0 +1,863 @@
+/*
+ * results.c: the summaries of a measurement matrix and its reports: the
+ * table for a terminal, CSV, JSON and Markdown (see results.h).  The plot
+ * and the comparison with a baseline live in files of their own.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "results.h"
+
+const char *rs_status_name(int status)
+{
+	switch (status) {
+	case RS_OK:
+		return "ok";
+	case RS_OOM:
+		return "oom";
+	case RS_FAILED:
+		return "failed";
+	case RS_SKIPPED:
+		return "skipped";
+	}
+	return "unknown";
+}
+
+/* The dimensions a cell can hold values for, however many m claims. */
+static size_t ndims_of(const rs_matrix *m)
+{
+	return m->ndims < RS_MAX_DIMS ? m->ndims : RS_MAX_DIMS;
+}
+
+static const char *dim_value(const rs_cell *c, size_t j)
+{
+	return c->dim[j] ? c->dim[j] : "";
+}
+
+static const char *dim_label(const rs_dim *d)
+{
+	return d->label ? d->label : d->key ? d->key : "";
+}
+
+static const char *metric_label(const rs_metric *k)
+{
+	return k->label ? k->label : k->key ? k->key : "";
+}
+
+static const char *str_or_empty(const char *s)
+{
+	return s ? s : "";
+}
+
+/* The reason is a fixed array: never read past it, terminated or not. */
+static size_t reason_len(const rs_cell *c)
+{
+	return strnlen(c->reason, sizeof c->reason);
+}
+
+const char *rs_cell_key(const rs_matrix *m, const rs_cell *c, char *buf, size_t bufsz)
+{
+	size_t len = 0;
+
+	if (!bufsz)
+		return buf;
+	buf[0] = '\0';
+	for (size_t j = 0; j < ndims_of(m); j++) {
+		const rs_dim *d = &m->dims[j];
+		int n = snprintf(buf + len, bufsz - len, "%s%s%s", j ? "/" : "",
+		                 d->numeric ? dim_label(d) : "", dim_value(c, j));
+		if (n < 0 || (size_t)n >= bufsz - len)
+			break; /* cut short, but terminated */
+		len += (size_t)n;
+	}
+	return buf;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* Repetitions that fit here are summarized without touching the heap. */
+enum { SUMMARY_STACK = 1024 };
+
+void rs_summary(const rs_matrix *m, const rs_cell *c, size_t k, double *median, double *min,
+                double *max)
+{
+	double small[SUMMARY_STACK], *v = small;
+	double md = 0, lo = 0, hi = 0;
+	size_t n = 0;
+
+	if (c->rep && c->nreps && k < m->nmetrics) {
+		if (c->nreps > SUMMARY_STACK && !(v = malloc(c->nreps * sizeof *v))) {
+			md = lo = hi = NAN;
+			goto out;
+		}
+		/* A value that could not be measured (NaN) is left out rather
+		 * than allowed to poison the order the median depends on. */
+		for (size_t r = 0; r < c->nreps; r++) {
+			double x = c->rep[r * m->nmetrics + k];
+			if (!isnan(x))
+				v[n++] = x;
+		}
+		if (n) {
+			qsort(v, n, sizeof *v, cmp_double);
+			md = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+			lo = v[0];
+			hi = v[n - 1];
+		} else {
+			md = lo = hi = NAN;
+		}
+		if (v != small)
+			free(v);
+	}
+out:
+	if (median)
+		*median = md;
+	if (min)
+		*min = lo;
+	if (max)
+		*max = hi;
+}
+
+/* ---- the fastest cell of each group ------------------------------------- */
+
+static int same_group(const rs_matrix *m, const rs_cell *a, const rs_cell *b)
+{
+	/* Without a group dimension the whole matrix is one group. */
+	if (m->group_dim >= ndims_of(m))
+		return 1;
+	return strcmp(dim_value(a, m->group_dim), dim_value(b, m->group_dim)) == 0;
+}
+
+/* Whether median a beats median b: higher wins, unless the primary metric
+ * says lower is better (a latency), where "fastest" means the lowest. */
+static int beats(const rs_matrix *m, double a, double b)
+{
+	return m->metrics[m->primary].better == RS_LOWER ? a < b : a > b;
+}
+
+/* The primary median of cell j from the precomputed summaries sum, or
+ * computed here when there are none.  NaN for a cell without figures. */
+static double primary_median(const rs_matrix *m, const double *sum, size_t j)
+{
+	const rs_cell *c = &m->cells[j];
+	double md;
+
+	if (c->status != RS_OK || !c->nreps || !c->rep)
+		return NAN;
+	if (sum)
+		return sum[(j * m->nmetrics + m->primary) * 3];
+	rs_summary(m, c, m->primary, &md, NULL, NULL);
+	return md;
+}
+
+static int is_fastest(const rs_matrix *m, size_t i, const double *sum)
+{
+	if (i >= m->ncells || m->primary >= m->nmetrics || m->cells[i].status != RS_OK)
+		return 0;
+	double mi = primary_median(m, sum, i);
+	if (isnan(mi))
+		return 0;
+	for (size_t j = 0; j < m->ncells; j++) {
+		if (j == i || m->cells[j].status != RS_OK || !same_group(m, &m->cells[i], &m->cells[j]))
+			continue;
+		double mj = primary_median(m, sum, j);
+		/* A tie goes to the cell that comes first. */
+		if (beats(m, mj, mi) || (j < i && mj == mi))
+			return 0;
+	}
+	return 1;
+}
+
+int rs_is_fastest(const rs_matrix *m, size_t i)
+{
+	return is_fastest(m, i, NULL);
+}
+
+/* ---- summaries computed once per report --------------------------------- */
+
+/* Every writer looks at each summary more than once, and each costs a
+ * copy and a sort, so a report computes them all up front. */
+typedef struct view {
+	const rs_matrix *m;
+	double *sum;             /* [cell][metric]{median, min, max} */
+	unsigned char *fastest;  /* [cell] */
+	int any_fastest;
+	int any_failed;          /* some cell is not RS_OK */
+} view;
+
+static int view_init(view *v, const rs_matrix *m)
+{
+	size_t n = m->ncells * m->nmetrics;
+
+	memset(v, 0, sizeof *v);
+	v->m = m;
+	if ((m->nmetrics && n / m->nmetrics != m->ncells) || n > SIZE_MAX / (3 * sizeof *v->sum)) {
+		errno = ENOMEM;
+		return -1;
+	}
+	v->sum = malloc(n ? n * 3 * sizeof *v->sum : 1);
+	v->fastest = malloc(m->ncells ? m->ncells : 1);
+	if (!v->sum || !v->fastest) {
+		free(v->sum);
+		free(v->fastest);
+		errno = ENOMEM;
+		return -1;
+	}
+	for (size_t i = 0; i < m->ncells; i++) {
+		for (size_t k = 0; k < m->nmetrics; k++) {
+			double *s = v->sum + (i * m->nmetrics + k) * 3;
+			rs_summary(m, &m->cells[i], k, &s[0], &s[1], &s[2]);
+		}
+		if (m->cells[i].status != RS_OK)
+			v->any_failed = 1;
+	}
+	for (size_t i = 0; i < m->ncells; i++) {
+		v->fastest[i] = (unsigned char)is_fastest(m, i, v->sum);
+		v->any_fastest |= v->fastest[i];
+	}
+	return 0;
+}
+
+static const double *view_sum(const view *v, size_t i, size_t k)
+{
+	return v->sum + (i * v->m->nmetrics + k) * 3;
+}
+
+static void view_free(view *v)
+{
+	free(v->sum);
+	free(v->fastest);
+}
+
+/* The writers' common end: the caller flushes and closes, so an error seen
+ * here is one stdio already met while writing. */
+static int finish(view *v, FILE *f)
+{
+	view_free(v);
+	if (ferror(f)) {
+		if (!errno)
+			errno = EIO;
+		return -1;
+	}
+	return 0;
+}
+
+/* A number that reads back as the value it was: integers (bytes, faults)
+ * exactly, anything else to 10 significant digits.  x must be finite. */
+static void fmt_num(char *buf, size_t n, double x)
+{
+	if (x == floor(x) && fabs(x) < 1e15)
+		snprintf(buf, n, "%.0f", x);
+	else
+		snprintf(buf, n, "%.10g", x);
+}
+
+/* A figure for people, with the metric's decimals. */
+static void fmt_figure(char *buf, size_t n, double x, int decimals)
+{
+	if (isnan(x))
+		snprintf(buf, n, "-");
+	else if (!isfinite(x) || fabs(x) >= 1e15)
+		snprintf(buf, n, "%.6g", x); /* too long for a column in full */
+	else
+		snprintf(buf, n, "%.*f", decimals < 0 ? 0 : decimals > 9 ? 9 : decimals, x);
+}
+
+/* The words after the mark, from the group dimension's key. */
+static void fastest_words(const rs_matrix *m, char *buf, size_t n)
+{
+	const char *by = metric_label(&m->metrics[m->primary]);
+
+	if (m->group_dim < ndims_of(m))
+		snprintf(buf, n, "fastest for each value of %s, by median %s",
+		         str_or_empty(m->dims[m->group_dim].key), by);
+	else
+		snprintf(buf, n, "fastest overall, by median %s", by);
+}
+
+/* ---- the table and Markdown --------------------------------------------- */
+
+enum { COL_DIM, COL_METRIC, COL_SPREAD };
+
+typedef struct col {
+	int kind;            /* COL_DIM, COL_METRIC or COL_SPREAD */
+	size_t idx;          /* the dimension or metric */
+	const char *head;
+	int right;           /* numbers are right-aligned */
+	size_t width;        /* in characters on the screen, not bytes */
+} col;
+
+/* The columns shared by the table and Markdown: the dimensions, then the
+ * metrics, with the primary metric's spread right after it. */
+typedef struct layout {
+	view v;
+	col *cols;
+	size_t ncols;
+	size_t first_figure; /* where a cell without figures shows its status */
+} layout;
+
+/* Screen width of UTF-8 text ("±" is two bytes, one column). */
+static size_t text_width(const char *s)
+{
+	size_t w = 0;
+	for (; *s; s++)
+		w += ((unsigned char)*s & 0xC0) != 0x80;
+	return w;
+}
+
+/* Characters that would change a Markdown table if left as they are. */
+static int md_special(int ch)
+{
+	return ch && strchr("\\|*_`<>[]", ch) != NULL;
+}
+
+/* Screen width of text once escaped for Markdown. */
+static size_t md_width(const char *s, size_t n)
+{
+	size_t w = 0;
+	for (size_t i = 0; i < n && s[i]; i++)
+		w += (((unsigned char)s[i] & 0xC0) != 0x80) + md_special(s[i]);
+	return w;
+}
+
+/* The text of cell i in column c; "" where it has none.  The status of a
+ * cell without figures is not a column's text: the rows write it. */
+static const char *col_text(const view *v, size_t i, const col *c, char *buf, size_t n)
+{
+	const rs_matrix *m = v->m;
+	const rs_cell *cell = &m->cells[i];
+	const double *s;
+
+	switch (c->kind) {
+	case COL_DIM:
+		return dim_value(cell, c->idx);
+	case COL_METRIC:
+		if (cell->status != RS_OK)
+			return "";
+		fmt_figure(buf, n, view_sum(v, i, c->idx)[0], m->metrics[c->idx].decimals);
+		return buf;
+	case COL_SPREAD:
+		if (cell->status != RS_OK || cell->nreps < 2)
+			return "";
+		s = view_sum(v, i, m->primary);
+		/* Half the range, relative to the median: how far one run may
+		 * land from the figure shown. */
+		double spread = (s[2] - s[1]) / 2 / fabs(s[0]) * 100;
+		if (!isfinite(spread) || spread > 1e6)
+			return "";
+		snprintf(buf, n, "\u00b1%.0f%%", spread);
+		return buf;
+	}
+	return "";
+}
+
+/* Sizes each column to its heading and its widest value; in Markdown the
+ * escapes, the bold of the fastest and the status words take room too. */
+static void size_columns(layout *L, int markdown)
+{
+	const rs_matrix *m = L->v.m;
+	char buf[64];
+
+	for (size_t c = 0; c < L->ncols; c++) {
+		col *cl = &L->cols[c];
+		cl->width = markdown ? md_width(cl->head, SIZE_MAX) : text_width(cl->head);
+		if (markdown && cl->width < 4)
+			cl->width = 4; /* room for the alignment row's "---:" */
+		for (size_t i = 0; i < m->ncells; i++) {
+			const char *t = col_text(&L->v, i, cl, buf, sizeof buf);
+			size_t w = markdown ? md_width(t, SIZE_MAX) : text_width(t);
+			if (markdown && cl->kind == COL_METRIC && cl->idx == m->primary &&
+			    L->v.fastest[i])
+				w += 4;
+			if (markdown && c == L->first_figure && m->cells[i].status != RS_OK)
+				w = strlen(rs_status_name(m->cells[i].status));
+			if (w > cl->width)
+				cl->width = w;
+		}
+	}
+}
+
+static int layout_init(layout *L, const rs_matrix *m, int markdown)
+{
+	size_t nd = ndims_of(m), n = 0;
+	int spread = 0;
+	char buf[64];
+
+	if (view_init(&L->v, m) < 0)
+		return -1;
+	L->cols = calloc(nd + m->nmetrics + 1, sizeof *L->cols);
+	if (!L->cols) {
+		view_free(&L->v);
+		errno = ENOMEM;
+		return -1;
+	}
+	/* The spread needs repetitions: with one each, its column is left out. */
+	for (size_t i = 0; i < m->ncells && m->primary < m->nmetrics; i++)
+		spread |= col_text(&L->v, i, &(col){ .kind = COL_SPREAD }, buf, sizeof buf)[0] != '\0';
+	for (size_t j = 0; j < nd; j++)
+		L->cols[n++] = (col){ COL_DIM, j, dim_label(&m->dims[j]), m->dims[j].numeric, 0 };
+	L->first_figure = n;
+	for (size_t k = 0; k < m->nmetrics; k++) {
+		L->cols[n++] = (col){ COL_METRIC, k, metric_label(&m->metrics[k]), 1, 0 };
+		if (k == m->primary && spread)
+			L->cols[n++] = (col){ COL_SPREAD, k, "\u00b1", 1, 0 };
+	}
+	L->ncols = n;
+	size_columns(L, markdown);
+	return 0;
+}
+
+static void layout_free(layout *L)
+{
+	free(L->cols);
+}
+
+/* A terminal line whose padding is held back until text follows it, so no
+ * line ends in spaces. */
+typedef struct line {
+	FILE *f;
+	size_t pend;
+} line;
+
+static void put_pad(line *l, size_t n)
+{
+	l->pend += n;
+}
+
+/* Writes text; a control character (a newline in a reason) would break
+ * the row, so it becomes a space. */
+static void put_text(line *l, const char *s, size_t n)
+{
+	if (!n || !*s)
+		return;
+	for (; l->pend; l->pend--)
+		putc(' ', l->f);
+	for (size_t i = 0; i < n && s[i]; i++) {
+		unsigned char ch = (unsigned char)s[i];
+		putc(ch < 0x20 || ch == 0x7f ? ' ' : ch, l->f);
+	}
+}
+
+static void put_col(line *l, const char *s, size_t width, int right)
+{
+	size_t w = text_width(s), pad = w < width ? width - w : 0;
+
+	if (right)
+		put_pad(l, pad);
+	put_text(l, s, SIZE_MAX);
+	if (!right)
+		put_pad(l, pad);
+}
+
+static void put_end(line *l)
+{
+	l->pend = 0;
+	putc('\n', l->f);
+}
+
+int rs_write_table(const rs_matrix *m, FILE *f)
+{
+	layout L;
+	line l = { f, 0 };
+	char buf[64], words[256];
+
+	errno = 0;
+	if (layout_init(&L, m, 0) < 0)
+		return -1;
+	/* The mark's column, one character wide, then the headings. */
+	put_pad(&l, 1);
+	for (size_t c = 0; c < L.ncols; c++) {
+		put_pad(&l, 2);
+		put_col(&l, L.cols[c].head, L.cols[c].width, L.cols[c].right);
+	}
+	put_end(&l);
+	for (size_t i = 0; i < m->ncells; i++) {
+		const rs_cell *cell = &m->cells[i];
+		put_col(&l, L.v.fastest[i] ? "*" : "", 1, 0);
+		for (size_t c = 0; c < L.ncols; c++) {
+			put_pad(&l, 2);
+			if (c == L.first_figure && cell->status != RS_OK) {
+				/* No figures: the status where they would start,
+				 * and the reason after it. */
+				put_text(&l, rs_status_name(cell->status), SIZE_MAX);
+				put_pad(&l, 2);
+				put_text(&l, cell->reason, reason_len(cell));
+				break;
+			}
+			put_col(&l, col_text(&L.v, i, &L.cols[c], buf, sizeof buf), L.cols[c].width,
+			        L.cols[c].right);
+		}
+		put_end(&l);
+	}
+	if (L.v.any_fastest) {
+		fastest_words(m, words, sizeof words);
+		fprintf(f, "* %s\n", words);
+	}
+	layout_free(&L);
+	return finish(&L.v, f);
+}
+
+/* Writes text escaped for a Markdown table cell, padded to width. */
+static void md_cell(FILE *f, const char *s, size_t n, size_t width, int right, int bold)
+{
+	size_t w = md_width(s, n) + (bold ? 4 : 0);
+	size_t pad = w < width ? width - w : 0;
+
+	fputs("| ", f);
+	for (size_t i = 0; right && i < pad; i++)
+		putc(' ', f);
+	if (bold)
+		fputs("**", f);
+	for (size_t i = 0; i < n && s[i]; i++) {
+		unsigned char ch = (unsigned char)s[i];
+		if (md_special(ch))
+			putc('\\', f);
+		putc(ch < 0x20 || ch == 0x7f ? ' ' : ch, f);
+	}
+	if (bold)
+		fputs("**", f);
+	for (size_t i = 0; !right && i < pad; i++)
+		putc(' ', f);
+	putc(' ', f);
+}
+
+int rs_write_markdown(const rs_matrix *m, FILE *f)
+{
+	static const char note[] = "note";
+	layout L;
+	char buf[64], words[256];
+	size_t note_width = sizeof note - 1;
+
+	errno = 0;
+	if (layout_init(&L, m, 1) < 0)
+		return -1;
+	/* What went wrong gets a last column, only when something did. */
+	for (size_t i = 0; i < m->ncells && L.v.any_failed; i++)
+		if (m->cells[i].status != RS_OK) {
+			size_t w = md_width(m->cells[i].reason, reason_len(&m->cells[i]));
+			note_width = w > note_width ? w : note_width;
+		}
+
+	for (size_t c = 0; c < L.ncols; c++)
+		md_cell(f, L.cols[c].head, SIZE_MAX, L.cols[c].width, 0, 0);
+	if (L.v.any_failed)
+		md_cell(f, note, SIZE_MAX, note_width, 0, 0);
+	fputs("|\n", f);
+	for (size_t c = 0; c < L.ncols; c++) {
+		fputs(L.cols[c].right ? "| " : "| :", f);
+		for (size_t d = 1; d < L.cols[c].width; d++)
+			putc('-', f);
+		fputs(L.cols[c].right ? ": " : " ", f);
+	}
+	if (L.v.any_failed) {
+		fputs("| :", f);
+		for (size_t d = 1; d < note_width; d++)
+			putc('-', f);
+		putc(' ', f);
+	}
+	fputs("|\n", f);
+
+	for (size_t i = 0; i < m->ncells; i++) {
+		const rs_cell *cell = &m->cells[i];
+		for (size_t c = 0; c < L.ncols; c++) {
+			const col *cl = &L.cols[c];
+			const char *t = col_text(&L.v, i, cl, buf, sizeof buf);
+			if (c == L.first_figure && cell->status != RS_OK)
+				t = rs_status_name(cell->status);
+			md_cell(f, t, SIZE_MAX, cl->width, cl->right,
+			        cl->kind == COL_METRIC && cl->idx == m->primary && L.v.fastest[i]);
+		}
+		if (L.v.any_failed) {
+			if (cell->status != RS_OK)
+				md_cell(f, cell->reason, reason_len(cell), note_width, 0, 0);
+			else
+				md_cell(f, "", 0, note_width, 0, 0);
+		}
+		fputs("|\n", f);
+	}
+	if (L.v.any_fastest) {
+		fastest_words(m, words, sizeof words);
+		/* A blank line first, or it would be read as a row. */
+		fprintf(f, "\n**Bold**: %s.\n", words);
+	}
+	layout_free(&L);
+	return finish(&L.v, f);
+}
+
+/* ---- CSV ---------------------------------------------------------------- */
+
+/* One field, quoted as RFC 4180 has it when it holds a separator, a quote
+ * or a line break. */
+static void csv_field(FILE *f, const char *s, size_t n)
+{
+	size_t len = strnlen(s, n);
+
+	if (!memchr(s, ',', len) && !memchr(s, '"', len) && !memchr(s, '\n', len) &&
+	    !memchr(s, '\r', len)) {
+		fwrite(s, 1, len, f);
+		return;
+	}
+	putc('"', f);
+	for (size_t i = 0; i < len; i++) {
+		if (s[i] == '"')
+			putc('"', f);
+		putc(s[i], f);
+	}
+	putc('"', f);
+}
+
+/* A number, or an empty field where there is none (NaN, infinity). */
+static void csv_num(FILE *f, double x)
+{
+	char buf[64];
+
+	if (!isfinite(x))
+		return;
+	fmt_num(buf, sizeof buf, x);
+	fputs(buf, f);
+}
+
+int rs_write_csv(const rs_matrix *m, FILE *f)
+{
+	view v;
+	char key[1024], name[256];
+
+	errno = 0;
+	if (view_init(&v, m) < 0)
+		return -1;
+	fputs("key", f);
+	for (size_t j = 0; j < ndims_of(m); j++) {
+		putc(',', f);
+		csv_field(f, str_or_empty(m->dims[j].key), SIZE_MAX);
+	}
+	fputs(",status,reason,repetitions,projected_bytes", f);
+	for (size_t k = 0; k < m->nmetrics; k++) {
+		const char *mk = str_or_empty(m->metrics[k].key);
+		putc(',', f);
+		csv_field(f, mk, SIZE_MAX);
+		/* Suffixed inside the field, so a key that needs quotes
+		 * keeps its suffix within them. */
+		snprintf(name, sizeof name, "%s_min", mk);
+		putc(',', f);
+		csv_field(f, name, SIZE_MAX);
+		snprintf(name, sizeof name, "%s_max", mk);
+		putc(',', f);
+		csv_field(f, name, SIZE_MAX);
+	}
+	putc('\n', f);
+
+	for (size_t i = 0; i < m->ncells; i++) {
+		const rs_cell *c = &m->cells[i];
+		csv_field(f, rs_cell_key(m, c, key, sizeof key), SIZE_MAX);
+		for (size_t j = 0; j < ndims_of(m); j++) {
+			putc(',', f);
+			csv_field(f, dim_value(c, j), SIZE_MAX);
+		}
+		fprintf(f, ",%s,", rs_status_name(c->status));
+		csv_field(f, c->reason, sizeof c->reason);
+		fprintf(f, ",%zu,", c->nreps);
+		csv_num(f, c->projected);
+		for (size_t k = 0; k < m->nmetrics; k++) {
+			const double *s = view_sum(&v, i, k);
+			for (int q = 0; q < 3; q++) {
+				putc(',', f);
+				if (c->status == RS_OK)
+					csv_num(f, s[q]);
+			}
+		}
+		putc('\n', f);
+	}
+	return finish(&v, f);
+}
+
+/* ---- JSON --------------------------------------------------------------- */
+
+/* A JSON string: quote and backslash escaped, control characters as
+ * \uXXXX, other bytes (UTF-8 included) as they are. */
+static void json_str(FILE *f, const char *s, size_t n)
+{
+	putc('"', f);
+	for (size_t i = 0; i < n && s[i]; i++) {
+		unsigned char ch = (unsigned char)s[i];
+		if (ch == '"' || ch == '\\')
+			fprintf(f, "\\%c", ch);
+		else if (ch < 0x20)
+			fprintf(f, "\\u%04x", ch);
+		else
+			putc(ch, f);
+	}
+	putc('"', f);
+}
+
+void rs_json_string(FILE *f, const char *s)
+{
+	json_str(f, str_or_empty(s), SIZE_MAX);
+}
+
+/* JSON has no NaN or infinity: those become null. */
+static void json_num(FILE *f, double x)
+{
+	char buf[64];
+
+	if (!isfinite(x)) {
+		fputs("null", f);
+		return;
+	}
+	fmt_num(buf, sizeof buf, x);
+	fputs(buf, f);
+}
+
+/* A JSON text rendered by the command, copied as it is; nothing (NULL or
+ * blank) would leave the report invalid, so it becomes null. */
+static void json_raw(FILE *f, const char *s)
+{
+	size_t n;
+
+	if (s)
+		s += strspn(s, " \t\r\n");
+	if (!s || !*s) {
+		fputs("null", f);
+		return;
+	}
+	for (n = strlen(s); n && strchr(" \t\r\n", s[n - 1]); n--)
+		;
+	fwrite(s, 1, n, f);
+}
+
+/* A numeric dimension's value as a JSON number when it is one; text that
+ * is not a decimal integer stays a string, so the report still parses. */
+static void json_dim(FILE *f, const rs_dim *d, const char *s)
+{
+	int saved = errno; /* a write error's, for the writer to return */
+	char *end;
+	long long v;
+
+	if (d->numeric && *s) {
+		errno = 0;
+		v = strtoll(s, &end, 10);
+		int ok = !*end && errno != ERANGE;
+		errno = saved;
+		if (ok) {
+			fprintf(f, "%lld", v);
+			return;
+		}
+	}
+	rs_json_string(f, s);
+}
+
+static const char *better_name(int better)
+{
+	return better == RS_HIGHER ? "higher" : better == RS_LOWER ? "lower" : "neither";
+}
+
+static void json_cell(const view *v, size_t i, FILE *f)
+{
+	const rs_matrix *m = v->m;
+	const rs_cell *c = &m->cells[i];
+	char key[1024];
+
+	fputs("    {\n      \"key\": ", f);
+	rs_json_string(f, rs_cell_key(m, c, key, sizeof key));
+	for (size_t j = 0; j < ndims_of(m); j++) {
+		fputs(",\n      ", f);
+		rs_json_string(f, m->dims[j].key);
+		fputs(": ", f);
+		json_dim(f, &m->dims[j], dim_value(c, j));
+	}
+	fprintf(f, ",\n      \"status\": \"%s\",\n      \"reason\": ", rs_status_name(c->status));
+	json_str(f, c->reason, reason_len(c));
+	fputs(",\n      \"projected_bytes\": ", f);
+	json_num(f, c->projected);
+	fprintf(f, ",\n      \"fastest\": %s,\n      \"summary\": {", v->fastest[i] ? "true" : "false");
+	for (size_t k = 0; c->status == RS_OK && k < m->nmetrics; k++) {
+		const double *s = view_sum(v, i, k);
+		fputs(k ? ",\n        " : "\n        ", f);
+		rs_json_string(f, m->metrics[k].key);
+		fputs(": {\"median\": ", f);
+		json_num(f, s[0]);
+		fputs(", \"min\": ", f);
+		json_num(f, s[1]);
+		fputs(", \"max\": ", f);
+		json_num(f, s[2]);
+		putc('}', f);
+	}
+	fputs(c->status == RS_OK && m->nmetrics ? "\n      },\n" : "},\n", f);
+	/* One line per repetition: long, but one run reads as one row. */
+	fputs("      \"repetitions\": [", f);
+	size_t nreps = c->status == RS_OK && c->rep ? c->nreps : 0;
+	for (size_t r = 0; r < nreps; r++) {
+		fputs(r ? ",\n        {" : "\n        {", f);
+		for (size_t k = 0; k < m->nmetrics; k++) {
+			if (k)
+				fputs(", ", f);
+			rs_json_string(f, m->metrics[k].key);
+			fputs(": ", f);
+			json_num(f, c->rep[r * m->nmetrics + k]);
+		}
+		putc('}', f);
+	}
+	fputs(nreps ? "\n      ]\n    }" : "]\n    }", f);
+}
+
+int rs_write_json(const rs_matrix *m, FILE *f)
+{
+	view v;
+
+	errno = 0;
+	if (view_init(&v, m) < 0)
+		return -1;
+	fputs("{\n  \"report\": ", f);
+	char report[128];
+	snprintf(report, sizeof report, "docdex %s", str_or_empty(m->command));
+	rs_json_string(f, report);
+	fputs(",\n  \"format_version\": 1,\n  \"build\": ", f);
+	json_raw(f, m->build_json);
+	fputs(",\n  \"machine\": ", f);
+	json_raw(f, m->machine_json);
+	fputs(",\n  \"params\": ", f);
+	json_raw(f, m->params_json);
+	fputs(",\n  \"metrics\": [", f);
+	for (size_t k = 0; k < m->nmetrics; k++) {
+		const rs_metric *mt = &m->metrics[k];
+		fputs(k ? ",\n    {\"key\": " : "\n    {\"key\": ", f);
+		rs_json_string(f, mt->key);
+		fputs(", \"label\": ", f);
+		rs_json_string(f, metric_label(mt));
+		fputs(", \"unit\": ", f);
+		rs_json_string(f, mt->unit);
+		fprintf(f, ", \"better\": \"%s\", \"gate\": %s}", better_name(mt->better),
+		        mt->gate ? "true" : "false");
+	}
+	fputs(m->nmetrics ? "\n  ],\n  \"cells\": [" : "],\n  \"cells\": [", f);
+	for (size_t i = 0; i < m->ncells; i++) {
+		fputs(i ? ",\n" : "\n", f);
+		json_cell(&v, i, f);
+	}
+	fputs(m->ncells ? "\n  ]\n}\n" : "]\n}\n", f);
+	return finish(&v, f);
+}
+
+/* A metric's name and the unit to write after its figures.  Labels carry
+ * their units ("PSS MiB", "p50 ms"): the unit is split off to follow the
+ * figures instead; a rate's ("1/s") goes unsaid, "samples/s" says it. */
+void rs_split_label(const rs_metric *k, const char **name, int *namelen, const char **unit)
+{
+	const char *l = k->label ? k->label : k->key ? k->key : "";
+	size_t n = strlen(l), u = k->unit ? strlen(k->unit) : 0;
+	*name = l;
+	*unit = NULL;
+	if (u && strncmp(k->unit, "1/", 2) != 0) {
+		if (n > u + 1 && l[n - u - 1] == ' ' && strcmp(l + n - u, k->unit) == 0)
+			n -= u + 1;
+		if (strcmp(l, k->unit) != 0)
+			*unit = k->unit;
+	}
+	*namelen = n > 4096 ? 4096 : (int)n;
+}

@@ -1,0 +1,127 @@
+/*
+ * results.h: the figures of a measurement matrix (docdex bench, pin-test)
+ * and everything done with them: the terminal table, CSV, JSON and
+ * Markdown reports, the SVG plot, and the comparison with a baseline.
+ *
+ * A matrix is a list of cells.  A cell is named by its dimensions (for
+ * bench: strategy, workers, threads) and holds, for each repetition, one
+ * value of every metric.  The command that measured it describes its
+ * dimensions and metrics in tables, so the writers know nothing of bench.
+ */
+#ifndef DX_RESULTS_H
+#define DX_RESULTS_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "docdex.h"
+
+enum { RS_MAX_DIMS = 8 };
+
+typedef struct rs_dim {
+	const char *key;       /* JSON/CSV name: "strategy", "workers", ... */
+	const char *label;     /* table heading: "strategy", "j", ... */
+	int numeric;           /* the values are integers (JSON numbers) */
+} rs_dim;
+
+enum { RS_LOWER = -1, RS_NEITHER = 0, RS_HIGHER = 1 };
+
+typedef struct rs_metric {
+	const char *key;       /* JSON/CSV name: "samples_per_s" */
+	const char *label;     /* table heading: "samples/s" */
+	const char *unit;      /* "1/s", "MiB", "ms", "s", "" */
+	int better;            /* RS_HIGHER, RS_LOWER or RS_NEITHER */
+	int gate;              /* compared with a baseline (--baseline) */
+	int decimals;          /* shown in the table and Markdown */
+} rs_metric;
+
+enum { RS_OK = 0, RS_OOM, RS_FAILED, RS_SKIPPED };
+
+typedef struct rs_cell {
+	const char *dim[RS_MAX_DIMS]; /* a value for each dimension, as text */
+	int status;            /* RS_OK, or why there are no figures */
+	char reason[512];      /* what failed or why it was skipped or OOM */
+	double projected;      /* projected footprint in bytes (0: unknown) */
+	size_t nreps;          /* repetitions measured (0 unless RS_OK) */
+	double *rep;           /* nreps x nmetrics values, repetition-major:
+	                          rep[r * nmetrics + m] */
+} rs_cell;
+
+typedef struct rs_matrix {
+	const char *command;   /* "bench" or "pin-test" */
+	const rs_dim *dims;
+	size_t ndims;
+	const rs_metric *metrics;
+	size_t nmetrics;
+	size_t primary;        /* the metric the fastest cell is picked by */
+	size_t group_dim;      /* the dimension the fastest is picked within
+	                          (workers): one fastest cell per value */
+	size_t x_dim;          /* the plot's x axis (workers) */
+	size_t plot_metrics[2];/* the plot's two panels (samples/s, PSS) */
+	rs_cell *cells;
+	size_t ncells;
+	/* JSON objects, rendered by the command, copied into the report as
+	 * they are: */
+	const char *machine_json; /* cores, memory, kernel, filesystem ... */
+	const char *build_json;   /* version and build */
+	const char *params_json;  /* the parameters of the run */
+	void *loaded;             /* what rs_read_report allocated */
+} rs_matrix;
+
+/* The status as a word: "ok", "oom", "failed", "skipped". */
+const char *rs_status_name(int status);
+
+/* "mmap/j4/t1": the cell's key, its dimension values joined by '/' with
+ * each dimension's label before numeric values.  Baselines match cells by
+ * it.  Writes into buf, returns buf. */
+const char *rs_cell_key(const rs_matrix *m, const rs_cell *c, char *buf, size_t bufsz);
+
+/* The median, smallest and largest value of metric k over the cell's
+ * repetitions (all 0 when it has none). */
+void rs_summary(const rs_matrix *m, const rs_cell *c, size_t k, double *median, double *min,
+                double *max);
+
+/* Whether cell i is the fastest (by the primary metric's median) among
+ * the RS_OK cells of its group. */
+int rs_is_fastest(const rs_matrix *m, size_t i);
+
+/* Report writers.  Each returns 0, or -1 with errno when writing failed. */
+int rs_write_table(const rs_matrix *m, FILE *f);     /* for people; the fastest marked */
+int rs_write_csv(const rs_matrix *m, FILE *f);
+int rs_write_json(const rs_matrix *m, FILE *f);
+int rs_write_markdown(const rs_matrix *m, FILE *f);
+int rs_write_svg(const rs_matrix *m, FILE *f);       /* the plot */
+
+/* A metric's name and the unit to write after its figures: labels carry
+ * their units ("PSS MiB"), which is split off ("PSS", "MiB"); a rate's
+ * ("1/s") goes unsaid.  *unit is NULL when there is none to write. */
+void rs_split_label(const rs_metric *k, const char **name, int *namelen, const char **unit);
+
+/* Writes s as a JSON string (for the command's machine, build and params
+ * objects): quotes, backslashes and control characters escaped. */
+void rs_json_string(FILE *f, const char *s);
+
+/* Compares m with the JSON report at path, cell by cell (matched by key,
+ * metric by metric for the gate metrics).  A metric regressed when its
+ * median is worse than the baseline's by more than tolerance percent and
+ * also by more than the noise of both runs (their ranges do not overlap);
+ * a cell that was RS_OK in the baseline and is not now regressed too.
+ * Writes one line per regression to out, and a last line saying how many
+ * cells were compared and regressed.  Returns the number of regressed
+ * cells, or a negative DX_E* code with err filled when the baseline
+ * cannot be read (missing, not JSON, not a report of m->command). */
+int rs_compare_baseline(const rs_matrix *m, const char *path, double tolerance, FILE *out,
+                        dx_err *err);
+
+/*
+ * Reads a JSON report of m->command, as rs_write_json wrote it, into m,
+ * whose dimensions and metrics the caller has set: every cell with each
+ * repetition's figures (NaN for a metric the report lacks), and the
+ * machine, build and params objects.  Returns 0, or a negative DX_E* code
+ * with err filled (missing file, not JSON, not a report of m->command).
+ * Free what it allocated with rs_free_report, also after a failure.
+ */
+int rs_read_report(rs_matrix *m, const char *path, dx_err *err);
+void rs_free_report(rs_matrix *m);
+
+#endif

@@ -1,0 +1,288 @@
+/*
+ * workers.c: forked benchmark workers and their parent.  Each worker
+ * talks to the parent through two pipes: on `res` it sends 'R' once set
+ * up, then 'D' and its worker_result; on `ctl` the parent sends 'G' to
+ * start, and closes it to let the worker exit, after reading the memory
+ * of every worker.  A worker dies with its parent (PR_SET_PDEATHSIG), so
+ * an interrupted or killed benchmark leaves no process behind.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "workers.h"
+
+typedef struct child {
+	pid_t pid;
+	int res, ctl;             /* the parent's ends of the pipes */
+	int ready, done;
+} child;
+
+static int write_all(int fd, const void *p, size_t n)
+{
+	const char *c = p;
+	while (n) {
+		ssize_t w = write(fd, c, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		c += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+static int read_all(int fd, void *p, size_t n)
+{
+	char *c = p;
+	while (n) {
+		ssize_t r = read(fd, c, n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return -1;
+		c += r;
+		n -= (size_t)r;
+	}
+	return 0;
+}
+
+struct child_pipes { int res, ctl; };
+
+/* In the worker: says it is ready, and waits for the start. */
+static int child_ready(void *ctx)
+{
+	struct child_pipes *s = ctx;
+	char go = 0;
+	if (write_all(s->res, "R", 1) < 0 || read_all(s->ctl, &go, 1) < 0)
+		return -1;
+	return go == 'G' ? 0 : -1;
+}
+
+/* In the worker: sends the result, and stays alive, memory and all, until
+ * the parent has read it and closes the pipe. */
+static void child_done(void *ctx, const worker_result *r)
+{
+	struct child_pipes *s = ctx;
+	char c;
+	if (write_all(s->res, "D", 1) < 0 || write_all(s->res, r, sizeof *r) < 0)
+		_exit(1);
+	while (read(s->ctl, &c, 1) > 0)
+		;
+}
+
+static void __attribute__((noreturn))
+child_main(const workload_opts *o, unsigned i, unsigned n, int res, int ctl, pid_t parent)
+{
+	double t0 = dx_now();
+	struct child_pipes s = { res, ctl };
+	workload_hooks hooks = { child_ready, child_done, &s };
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		_exit(1);
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	worker_result *r = malloc(sizeof *r);
+	if (!r)
+		_exit(1);
+	workload_run(o, i, n, t0, &hooks, r);
+	_exit(0);
+}
+
+static void stop_all(child *ch, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (ch[i].pid > 0)
+			kill(ch[i].pid, SIGKILL);
+	for (unsigned i = 0; i < n; i++) {
+		if (ch[i].pid > 0)
+			while (waitpid(ch[i].pid, NULL, 0) < 0 && errno == EINTR)
+				;
+		ch[i].pid = 0;
+	}
+}
+
+/* Waits until every worker has sent `want` ('R' or 'D'), reading its
+ * result after a 'D'.  A worker that sends 'D' early failed to set up. */
+static int wait_for(child *ch, unsigned n, char want, workers_result *res, char *why,
+                    size_t whysz)
+{
+	struct pollfd *pf = calloc(n, sizeof *pf);
+	int rc = WORKERS_OK;
+	if (!pf) {
+		snprintf(why, whysz, "out of memory");
+		return WORKERS_FAILED;
+	}
+	for (;;) {
+		unsigned waiting = 0;
+		for (unsigned i = 0; i < n; i++) {
+			int pending = want == 'R' ? !ch[i].ready && !ch[i].done : !ch[i].done;
+			pf[i] = (struct pollfd){ .fd = pending ? ch[i].res : -1, .events = POLLIN };
+			waiting += pending;
+		}
+		if (!waiting)
+			break;
+		if (cli_interrupted()) {
+			rc = WORKERS_INTERRUPTED;
+			break;
+		}
+		if (poll(pf, n, 100) < 0 && errno != EINTR) {
+			snprintf(why, whysz, "poll: %s", strerror(errno));
+			rc = WORKERS_FAILED;
+			break;
+		}
+		for (unsigned i = 0; i < n && rc == WORKERS_OK; i++) {
+			char tag;
+			if (!(pf[i].revents & (POLLIN | POLLHUP | POLLERR)))
+				continue;
+			if (read_all(ch[i].res, &tag, 1) < 0 ||
+			    (tag == 'D' && read_all(ch[i].res, &res->w[i], sizeof res->w[i]) < 0)) {
+				snprintf(why, whysz, "worker %u died", i);
+				rc = WORKERS_FAILED;
+			} else if (tag == 'R') {
+				ch[i].ready = 1;
+			} else {
+				ch[i].done = 1;
+				if (!res->w[i].ok) {
+					snprintf(why, whysz, "worker %u: %s", i, res->w[i].msg);
+					rc = WORKERS_FAILED;
+				}
+			}
+		}
+		if (rc != WORKERS_OK)
+			break;
+	}
+	free(pf);
+	return rc;
+}
+
+/* Reaps the workers; a worker killed by a signal (the OOM killer's
+ * SIGKILL) or exiting with an error fails the run. */
+static int reap(child *ch, unsigned n, char *why, size_t whysz)
+{
+	int rc = WORKERS_OK;
+	for (unsigned i = 0; i < n; i++) {
+		int st = 0;
+		while (waitpid(ch[i].pid, &st, 0) < 0 && errno == EINTR)
+			;
+		ch[i].pid = 0;
+		if (rc == WORKERS_OK && WIFSIGNALED(st)) {
+			snprintf(why, whysz, "worker %u killed by signal %d%s", i, WTERMSIG(st),
+			         WTERMSIG(st) == SIGKILL ? " (out of memory?)" : "");
+			rc = WORKERS_FAILED;
+		} else if (rc == WORKERS_OK && WEXITSTATUS(st) != 0) {
+			snprintf(why, whysz, "worker %u exited with status %d", i, WEXITSTATUS(st));
+			rc = WORKERS_FAILED;
+		}
+	}
+	return rc;
+}
+
+int workers_run(const workload_opts *o, unsigned n, workers_result *res, char *why, size_t whysz)
+{
+	child *ch = calloc(n, sizeof *ch);
+	int rc = WORKERS_OK;
+	pid_t parent = getpid();
+	res->n = n;
+	res->w = calloc(n, sizeof *res->w);
+	res->mem = calloc(n, sizeof *res->mem);
+	why[0] = '\0';
+	if (!ch || !res->w || !res->mem) {
+		snprintf(why, whysz, "out of memory");
+		rc = WORKERS_FAILED;
+		goto out;
+	}
+	fflush(NULL);
+	for (unsigned i = 0; i < n; i++) {
+		int rp[2], cp[2];
+		ch[i].res = ch[i].ctl = -1;
+		if (pipe2(rp, O_CLOEXEC) < 0) {
+			snprintf(why, whysz, "pipe: %s", strerror(errno));
+			rc = WORKERS_FAILED;
+			goto out;
+		}
+		if (pipe2(cp, O_CLOEXEC) < 0) {
+			snprintf(why, whysz, "pipe: %s", strerror(errno));
+			close(rp[0]);
+			close(rp[1]);
+			rc = WORKERS_FAILED;
+			goto out;
+		}
+		pid_t pid = fork();
+		if (pid == 0) {
+			close(rp[0]);
+			close(cp[1]);
+			/* The ends of the earlier workers' pipes are not this
+			 * worker's: closing them lets those workers see EOF. */
+			for (unsigned k = 0; k < i; k++) {
+				close(ch[k].res);
+				close(ch[k].ctl);
+			}
+			child_main(o, i, n, rp[1], cp[0], parent);
+		}
+		close(rp[1]);
+		close(cp[0]);
+		ch[i].res = rp[0];
+		ch[i].ctl = cp[1];
+		if (pid < 0) {
+			snprintf(why, whysz, "fork: %s", strerror(errno));
+			rc = WORKERS_FAILED;
+			goto out;
+		}
+		ch[i].pid = pid;
+	}
+	if ((rc = wait_for(ch, n, 'R', res, why, whysz)) != WORKERS_OK)
+		goto out;
+	for (unsigned i = 0; i < n; i++)
+		if (write_all(ch[i].ctl, "G", 1) < 0) {
+			snprintf(why, whysz, "worker %u died", i);
+			rc = WORKERS_FAILED;
+			goto out;
+		}
+	if ((rc = wait_for(ch, n, 'D', res, why, whysz)) != WORKERS_OK)
+		goto out;
+	for (unsigned i = 0; i < n; i++) {
+		dx_err err;
+		if (dx_mem_usage_of(ch[i].pid, &res->mem[i], &err) < 0) {
+			cli_describe(&err, why, whysz);
+			rc = WORKERS_FAILED;
+			goto out;
+		}
+	}
+	for (unsigned i = 0; i < n; i++) {
+		close(ch[i].ctl);
+		ch[i].ctl = -1;
+	}
+	rc = reap(ch, n, why, whysz);
+out:
+	if (ch) {
+		stop_all(ch, n);
+		for (unsigned i = 0; i < n; i++) {
+			if (ch[i].res >= 0)
+				close(ch[i].res);
+			if (ch[i].ctl >= 0)
+				close(ch[i].ctl);
+		}
+	}
+	free(ch);
+	if (rc != WORKERS_OK)
+		workers_result_free(res);
+	return rc;
+}
+
+void workers_result_free(workers_result *res)
+{
+	free(res->w);
+	free(res->mem);
+	res->w = NULL;
+	res->mem = NULL;
+}

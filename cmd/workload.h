@@ -1,0 +1,73 @@
+/*
+ * workload.h: what one worker process of a benchmark does: open its own
+ * handles, then deliver batches of samples (triples, random documents or a
+ * scan) through a loading strategy, from one or more threads, measuring
+ * throughput and batch latency.  Shared by bench and pin-test.
+ */
+#ifndef DX_WORKLOAD_H
+#define DX_WORKLOAD_H
+
+#include <stdint.h>
+
+#include "docdex.h"
+
+enum { WL_TRIPLES = 1, WL_RANDOM, WL_SCAN };
+
+/* Batch latencies in a log-linear histogram of nanoseconds: exact below
+ * 16 ns, then 16 buckets per power of two (within 6.25%). */
+enum { HIST_BUCKETS = 1024 };
+
+typedef struct workload_opts {
+	const char *corpus;       /* the corpus or its index */
+	int strategy;             /* DX_LOAD_* */
+	int kind;                 /* WL_* */
+	unsigned batch;           /* samples per batch */
+	unsigned negatives;       /* triples: negatives per sample */
+	const char *queries, *qrels, *run; /* triples from these, when given */
+	unsigned depth;
+	uint64_t seed;
+	unsigned threads;         /* loader threads in the process */
+	double warmup;            /* seconds before measuring */
+	double duration;          /* seconds measured, when samples is 0 */
+	uint64_t samples;         /* samples to measure in each process */
+} workload_opts;
+
+/* What a worker measured, sent to the parent through a pipe. */
+typedef struct worker_result {
+	int ok;
+	char msg[512];            /* why it failed, when !ok */
+	double setup_s;           /* from the start of the process to the
+	                             moment every thread could serve */
+	double elapsed_s;         /* of the measured part */
+	uint64_t samples, docs, bytes, batches;
+	uint64_t minor_faults, major_faults; /* over the process's life */
+	uint64_t private_bytes;   /* the loaders' own tables */
+	uint64_t hist[HIST_BUCKETS];
+} worker_result;
+
+/* How a worker tells its parent where it stands. */
+typedef struct workload_hooks {
+	/* Set up: returns once every worker is ready and the measurement
+	 * starts, or non-zero to give up. */
+	int (*ready)(void *ctx);
+	/* Measured (or failed), with every handle and copy still held, so
+	 * that the parent can read the process's memory before it returns. */
+	void (*done)(void *ctx, const worker_result *r);
+	void *ctx;
+} workload_hooks;
+
+/*
+ * Runs the workload as worker `rank` of `world` processes: sets up, calls
+ * ready, warms up, measures and calls done.  Fills r (r->ok = 0 and r->msg
+ * on failure).  t0 is when the process started, for the set-up time.
+ */
+void workload_run(const workload_opts *o, unsigned rank, unsigned world, double t0,
+                  const workload_hooks *hooks, worker_result *r);
+
+/* The value at fraction q (0..1) of a histogram's count, in seconds. */
+double hist_quantile(const uint64_t *hist, double q);
+
+/* Samples in a batch: the documents each sample reads. */
+unsigned workload_docs_per_sample(const workload_opts *o);
+
+#endif
