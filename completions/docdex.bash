@@ -18,6 +18,47 @@ _docdex_files()
     COMPREPLY=($(compgen -f -- "$cur"))
 }
 
+# Completes directory names that start with $1.
+_docdex_dirs()
+{
+    local cur=$1
+    if declare -F _filedir >/dev/null 2>&1; then
+        _filedir -d
+        return
+    fi
+    local IFS=$'\n'
+    compopt -o filenames 2>/dev/null
+    COMPREPLY=($(compgen -d -- "$cur"))
+}
+
+# Completes experiment files (*.yaml, *.yml) and directories that start
+# with $1.
+_docdex_yaml_files()
+{
+    local cur=$1
+    if declare -F _filedir >/dev/null 2>&1; then
+        _filedir '@(yaml|yml)'
+        return
+    fi
+    local IFS=$'\n' f
+    compopt -o filenames 2>/dev/null
+    COMPREPLY=()
+    for f in $(compgen -f -- "$cur"); do
+        [[ -d $f || $f == *.yaml || $f == *.yml ]] && COMPREPLY+=("$f")
+    done
+}
+
+# Completes the last item of a comma-separated list $1 from the words $2.
+_docdex_list()
+{
+    local cur=$1 words=$2
+    local last=${cur##*,}
+    local head=${cur%"$last"}
+    COMPREPLY=($(compgen -P "$head" -W "$words" -- "$last"))
+    # The list may go on: no space after an item.
+    compopt -o nospace 2>/dev/null
+}
+
 _docdex()
 {
     local commands="index get sample bench pin-test help"
@@ -25,10 +66,12 @@ _docdex()
     local index_opts="-o --output --format --id-column --id-field --columns --duplicates --skip-bad --span --bgzf --level --stats --verify -q --quiet -h --help"
     local get_opts="--field --format --position --random --seed --missing --batch -h --help"
     local sample_opts="--queries --qrels --min-rel --run --depth --exclude-judged --random --run-ratio --triples -o --output --format --field --negatives --count --epochs --seed --rank --world-size --strict --stats -h --help"
+    local bench_opts="--strategies --workload --batch -j --workers --threads --duration --samples --warmup --repeat --mem-limit --queries --qrels --run --depth --negatives --seed --synthetic --tmpdir --format -o --output --plot --baseline --tolerance --from -c --config -q --quiet -h --help"
     # The options that take a value, in the next word or after "=".
     local index_valued="-o --output --format --id-column --id-field --columns --duplicates --span --bgzf --level"
     local get_valued="--field --format --random --seed --missing --batch"
     local sample_valued="--queries --qrels --min-rel --run --depth --run-ratio --triples -o --output --format --field --negatives --count --epochs --seed --rank --world-size"
+    local bench_valued="--strategies --workload --batch -j --workers --threads --duration --samples --warmup --repeat --mem-limit --queries --qrels --run --depth --negatives --seed --synthetic --tmpdir --format -o --output --plot --baseline --tolerance --from -c --config"
 
     local cur=${COMP_WORDS[COMP_CWORD]}
     local prev=""
@@ -77,6 +120,7 @@ _docdex()
     index) valued=" $index_valued " ;;
     get) valued=" $get_valued " ;;
     sample) valued=" $sample_valued " ;;
+    bench) valued=" $bench_valued " ;;
     *) valued=" " ;;
     esac
     if [[ -n $opt && $valued == *" $opt "* ]]; then
@@ -104,6 +148,24 @@ _docdex()
             ;;
         sample:--format)
             COMPREPLY=($(compgen -W "tsv ids jsonl" -- "$val"))
+            ;;
+        bench:--strategies)
+            _docdex_list "$val" "memory stdio pread mmap gzip bgzf all"
+            ;;
+        bench:--workload)
+            COMPREPLY=($(compgen -W "triples random scan" -- "$val"))
+            ;;
+        bench:--format)
+            COMPREPLY=($(compgen -W "table csv json markdown" -- "$val"))
+            ;;
+        bench:--queries | bench:--qrels | bench:--run | bench:-o | bench:--output | bench:--plot | bench:--baseline | bench:--from)
+            _docdex_files "$val"
+            ;;
+        bench:--tmpdir)
+            _docdex_dirs "$val"
+            ;;
+        bench:-c | bench:--config)
+            _docdex_yaml_files "$val"
             ;;
         esac
         # Numbers, names and field lists have nothing to complete.
@@ -152,6 +214,28 @@ _docdex()
         fi
         # The one word that is neither an option nor an option's value is
         # the corpus or index.
+        local w nargs=0
+        for ((i = at + 1; i < COMP_CWORD; i++)); do
+            w=${COMP_WORDS[i]}
+            if [[ $valued == *" $w "* ]]; then
+                [[ ${COMP_WORDS[i + 1]} == = ]] && ((i++))
+                ((i++))
+            elif [[ $w == -- ]]; then
+                ((nargs += COMP_CWORD - i - 1))
+                break
+            elif [[ $w != -* && $w != = ]]; then
+                ((nargs++))
+            fi
+        done
+        ((nargs == 0)) && _docdex_files "$cur"
+        ;;
+    bench)
+        if [[ $cur == -* ]]; then
+            COMPREPLY=($(compgen -W "$bench_opts" -- "$cur"))
+            return 0
+        fi
+        # The one word that is neither an option nor an option's value is
+        # the corpus or index (without one, a synthetic corpus is made).
         local w nargs=0
         for ((i = at + 1; i < COMP_CWORD; i++)); do
             w=${COMP_WORDS[i]}

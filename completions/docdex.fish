@@ -9,7 +9,7 @@ complete -c docdex -f
 complete -c docdex -n "not __fish_seen_subcommand_from $docdex_commands" -a index -d 'build an index over corpus files (or show or verify one)'
 complete -c docdex -n "not __fish_seen_subcommand_from $docdex_commands" -a get -d 'print documents by id, by position or at random'
 complete -c docdex -n "not __fish_seen_subcommand_from $docdex_commands" -a sample -d 'training triples from queries, qrels and runs'
-complete -c docdex -n "not __fish_seen_subcommand_from $docdex_commands" -a bench -d 'throughput and memory of the loading strategies (not yet implemented)'
+complete -c docdex -n "not __fish_seen_subcommand_from $docdex_commands" -a bench -d 'throughput and memory of the loading strategies'
 complete -c docdex -n "not __fish_seen_subcommand_from $docdex_commands" -a pin-test -d 'memory pinning, workers and RAMDISK placement (not yet implemented)'
 complete -c docdex -n "not __fish_seen_subcommand_from $docdex_commands" -a help -d 'show the usage of docdex or of a command'
 complete -c docdex -n "not __fish_seen_subcommand_from $docdex_commands" -s h -l help -d 'show the usage and the list of commands'
@@ -119,3 +119,69 @@ complete -c docdex -n '__fish_seen_subcommand_from sample' -l world-size -x -d '
 complete -c docdex -n '__fish_seen_subcommand_from sample' -l strict -d 'stop at the first bad input line'
 complete -c docdex -n '__fish_seen_subcommand_from sample' -l stats -d 'print what was read and written to stderr'
 complete -c docdex -n '__fish_seen_subcommand_from sample' -s h -l help -d 'show the usage and options'
+
+# docdex bench: a corpus or index, one at most (without one, a synthetic
+# corpus is made).
+# Whether no corpus or index was given yet: no word after "bench" that is
+# neither an option nor an option's value.
+function __docdex_bench_needs_corpus
+    set -l words (commandline -opc)
+    set -l seen_bench 0
+    set -l skip 0
+    for w in $words[2..-1]
+        if test $seen_bench -eq 0
+            test "$w" = bench; and set seen_bench 1
+            continue
+        end
+        if test $skip -eq 1
+            set skip 0
+            continue
+        end
+        switch $w
+            case --strategies --workload --batch -j --workers --threads --duration --samples --warmup --repeat --mem-limit --queries --qrels --run --depth --negatives --seed --synthetic --tmpdir --format -o --output --plot --baseline --tolerance --from -c --config
+                set skip 1
+            case '-*'
+            case '*'
+                return 1
+        end
+    end
+    return 0
+end
+# The loading strategies, for a comma-separated list.
+function __docdex_bench_strategies
+    printf '%s\t%s\n' memory 'the whole corpus in the memory of each worker' \
+        stdio 'a private table of offsets, fseek and a line read' \
+        pread 'the shared index, pread for the bytes' \
+        mmap 'the index and the corpus mapped and shared' \
+        gzip 'the shared index over a gzip corpus' \
+        bgzf 'the shared index over a BGZF corpus' \
+        all 'all six'
+end
+complete -c docdex -n '__fish_seen_subcommand_from bench; and __docdex_bench_needs_corpus' -F
+complete -c docdex -n '__fish_seen_subcommand_from bench' -l strategies -x -a '(__fish_complete_list , __docdex_bench_strategies)' -d 'loading strategies to compare (default all that apply)'
+complete -c docdex -n '__fish_seen_subcommand_from bench' -l workload -x -a 'triples\t"a query, a positive and negatives (default)" random\t"a document at random" scan\t"the next document in corpus order"' -d 'what a sample is'
+complete -c docdex -n '__fish_seen_subcommand_from bench' -l batch -x -d 'samples per batch (1 to 65536, default 32)'
+complete -c docdex -n '__fish_seen_subcommand_from bench' -s j -l workers -x -d 'numbers of worker processes, as 1,2,4,8 (default 1)'
+complete -c docdex -n '__fish_seen_subcommand_from bench' -l threads -x -d 'numbers of loader threads in each worker (default 1)'
+complete -c docdex -n '__fish_seen_subcommand_from bench' -l duration -x -d 'measured seconds per repetition (default 2)'
+complete -c docdex -n '__fish_seen_subcommand_from bench' -l samples -x -d 'measure N samples per worker instead of a duration'
+complete -c docdex -n '__fish_seen_subcommand_from bench' -l warmup -x -d 'unmeasured seconds before the measured part (default 0.5)'
+complete -c docdex -n '__fish_seen_subcommand_from bench' -l repeat -x -d 'repetitions of each cell (default 3)'
+complete -c docdex -n '__fish_seen_subcommand_from bench' -l mem-limit -x -d 'report a cell oom when its projected memory exceeds this size'
+complete -c docdex -n '__fish_seen_subcommand_from bench' -l queries -r -F -d 'query texts: qid TAB text, JSONL or TREC topics'
+complete -c docdex -n '__fish_seen_subcommand_from bench' -l qrels -r -F -d 'judgements: the positives of the triples'
+complete -c docdex -n '__fish_seen_subcommand_from bench' -l run -r -F -d 'draw negatives from a TREC run'
+complete -c docdex -n '__fish_seen_subcommand_from bench' -l depth -x -d 'keep the top K run documents of each query by score (default all)'
+complete -c docdex -n '__fish_seen_subcommand_from bench' -l negatives -x -d 'negatives per triple (1 to 1024, default 1)'
+complete -c docdex -n '__fish_seen_subcommand_from bench' -l seed -x -d 'seed for the draws (default 0)'
+complete -c docdex -n '__fish_seen_subcommand_from bench' -l synthetic -x -d 'the synthetic corpus made without a corpus: passages:N, docs:N or a size'
+complete -c docdex -n '__fish_seen_subcommand_from bench' -l tmpdir -x -a '(__fish_complete_directories)' -d 'where the temporary directory goes (default $TMPDIR, or /tmp)'
+complete -c docdex -n '__fish_seen_subcommand_from bench' -l format -x -a 'table\t"for people (default)" csv\t"one row a cell" json\t"everything, for a later baseline" markdown\t"a Markdown table"' -d 'report format'
+complete -c docdex -n '__fish_seen_subcommand_from bench' -s o -l output -r -F -d 'write the report to this file, replaced only once complete'
+complete -c docdex -n '__fish_seen_subcommand_from bench' -l plot -r -F -d 'samples/s and memory against workers, as SVG'
+complete -c docdex -n '__fish_seen_subcommand_from bench' -l baseline -r -F -d 'compare with an earlier JSON report, exit 3 on a regression'
+complete -c docdex -n '__fish_seen_subcommand_from bench' -l tolerance -x -d 'what the baseline comparison forgives, in percent (default 10)'
+complete -c docdex -n '__fish_seen_subcommand_from bench' -l from -r -F -d 'report an earlier JSON report instead of measuring'
+complete -c docdex -n '__fish_seen_subcommand_from bench' -s c -l config -k -x -a '(__fish_complete_suffix .yaml)' -d 'read options from a YAML experiment file'
+complete -c docdex -n '__fish_seen_subcommand_from bench' -s q -l quiet -d 'no table when writing a report file, no progress'
+complete -c docdex -n '__fish_seen_subcommand_from bench' -s h -l help -d 'show the usage and options'

@@ -1,0 +1,267 @@
+#!/usr/bin/env bats
+# docdex bench: complete results for every strategy, reports that parse and
+# hold every documented field, the baseline gate, experiment files, the
+# memory limit, the plot, clean-up on signals.  Figures are never asserted
+# against a speed: cells run for a tenth of a second.
+
+load helpers
+
+# Short cells; the temporary directory is the test's own, to see it emptied.
+QUICK=(--duration 0.1 --warmup 0 --repeat 2)
+
+setup() {
+	cd "$BATS_TEST_TMPDIR" || exit 1
+	mkdir -p tmp
+	export TMPDIR=$BATS_TEST_TMPDIR/tmp
+}
+
+check() {
+	python3 "$BATS_TEST_DIRNAME/check_bench_report.py" "$@"
+}
+
+# A small TSV corpus of passages (about 1.7 MB) with its index.
+small_corpus() {
+	"$DX_SYNTH" --count 5000 -o c.tsv --queries q.tsv --qrels qrels.txt --run run.txt --nqueries 200
+	dx index -q c.tsv
+}
+
+@test "every strategy on the built-in synthetic corpus gives a complete result, and the temporary files go" {
+	run --separate-stderr dx bench --synthetic passages:3000 -j 1,2 "${QUICK[@]}" -q -o r.json
+	status_is 0
+	equals "$output" ""
+	equals "$stderr" ""
+	local s expect=()
+	for s in memory stdio pread mmap gzip bgzf; do
+		expect+=(--expect "$s/j1/t1=ok" --expect "$s/j2/t1=ok")
+	done
+	check r.json --repeat 2 "${expect[@]}"
+	python3 -c 'import json, sys; d = json.load(open("r.json")); sys.exit(len(d["cells"]) != 12 or d["params"]["corpus"] != "synthetic passages:3000" or d["params"]["records"] != 3000)'
+	equals "$(ls tmp)" ""
+}
+
+@test "JSON and CSV hold every field the man page lists; the table marks the fastest" {
+	small_corpus
+	run --separate-stderr dx bench --strategies memory,pread,mmap -j 1,2 --threads 1,2 "${QUICK[@]}" \
+		--workload random -o r.json c.tsv
+	status_is 0
+	equals "$stderr" ""
+	# The table on stdout: a heading, 12 cells, the fastest of each worker count marked.
+	[[ ${lines[0]} == *strategy*samples/s*PSS* ]]
+	equals "$(grep -c '^\*  [a-z]' <<< "$output")" 2
+	equals "${#lines[@]}" 14
+	run --separate-stderr dx bench --from r.json --format csv -o r.csv -q
+	status_is 0
+	check r.json --repeat 2 --csv r.csv --man "$BATS_TEST_DIRNAME/../man/docdex-bench.1"
+	run --separate-stderr dx bench --from r.json --format markdown
+	status_is 0
+	[[ ${lines[0]} == '| '*strategy*'|'* ]]
+	[[ ${lines[1]} == '|'*'---'* ]]
+}
+
+@test "triples from queries, qrels and a run; scan; a gzip corpus gets memory and gzip" {
+	small_corpus
+	run --separate-stderr dx bench --queries q.tsv --qrels qrels.txt --run run.txt --negatives 3 \
+		--strategies stdio,mmap "${QUICK[@]}" -q -o t.json c.tsv
+	status_is 0
+	check t.json --expect stdio/j1/t1=ok --expect mmap/j1/t1=ok
+	# A sample is the query, its positive and 3 negatives: 4 documents.
+	python3 -c 'import json, sys; c = json.load(open("t.json"))["cells"][1]["summary"]; sys.exit(abs(c["docs_per_s"]["median"] / c["samples_per_s"]["median"] - 4) > 0.01)'
+	run --separate-stderr dx bench --workload scan --strategies pread "${QUICK[@]}" -q -o s.json c.tsv
+	status_is 0
+	check s.json --expect pread/j1/t1=ok
+	gzip -k c.tsv
+	dx index -q c.tsv.gz
+	run --separate-stderr dx bench "${QUICK[@]}" -q -o g.json c.tsv.gz
+	status_is 0
+	check g.json --expect memory/j1/t1=ok --expect gzip/j1/t1=ok
+	equals "$(python3 -c 'import json; print(len(json.load(open("g.json"))["cells"]))')" 2
+}
+
+@test "a strategy that does not apply is skipped with its reason; a corpus without an index gets a temporary one" {
+	"$DX_SYNTH" --count 2000 -o c.tsv
+	run --separate-stderr dx bench --strategies mmap,gzip,bgzf "${QUICK[@]}" -q -o r.json c.tsv
+	status_is 0
+	check r.json --expect mmap/j1/t1=ok --expect gzip/j1/t1=skipped --expect bgzf/j1/t1=skipped
+	[[ $(python3 -c 'import json; print(json.load(open("r.json"))["cells"][1]["reason"])') == "needs a gzip corpus"* ]]
+	[ ! -e c.tsv.ddx ]
+	equals "$(ls tmp)" ""
+}
+
+@test "--baseline: a doctored baseline exits 3 naming the cell; the same report exits 0" {
+	small_corpus
+	dx bench --strategies pread,mmap "${QUICK[@]}" -q -o r.json c.tsv
+	run --separate-stderr dx bench --from r.json --baseline r.json -q
+	status_is 0
+	equals "$stderr" "compared 2 cells with r.json: 0 regressed beyond 10%"
+	# The baseline was three times faster for mmap.
+	python3 - <<-'EOF'
+		import json
+		d = json.load(open("r.json"))
+		for c in d["cells"]:
+		    if c["key"] == "mmap/j1/t1":
+		        for k in ("median", "min", "max"):
+		            c["summary"]["samples_per_s"][k] *= 3
+		json.dump(d, open("fast.json", "w"))
+		for c in d["cells"]:
+		    if c["key"] == "pread/j1/t1":
+		        for k in ("median", "min", "max"):
+		            c["summary"]["pss_mib"][k] /= 3
+		json.dump(d, open("small.json", "w"))
+	EOF
+	run --separate-stderr dx bench --from r.json --baseline fast.json -q
+	status_is 3
+	[[ $stderr == "regressed: mmap/j1/t1: samples/s "*" (-66.7%; tolerance 10%;"* ]]
+	[[ $stderr == *"compared 2 cells with fast.json: 1 regressed beyond 10%" ]]
+	run --separate-stderr dx bench --from r.json --baseline small.json --tolerance 5 -q
+	status_is 3
+	[[ $stderr == "regressed: pread/j1/t1: PSS "*"MiB (+200.0%; tolerance 5%;"* ]]
+	# A tolerance beyond the difference forgives it.
+	run --separate-stderr dx bench --from r.json --baseline fast.json --tolerance 70 -q
+	status_is 0
+	run --separate-stderr dx bench --from r.json --baseline missing.json -q
+	status_is 1
+	[[ $stderr == "docdex bench: cannot read baseline: 'missing.json': no such file or directory" ]]
+	echo '{"report": "docdex get"}' > other.json
+	run --separate-stderr dx bench --from r.json --baseline other.json -q
+	status_is 1
+	equals "$stderr" "docdex bench: not a docdex bench report: 'other.json'"
+}
+
+@test "experiment files: the example runs; the command line overrides; errors name the line and the key" {
+	mkdir exp
+	cp "$DATA/bench-experiment.yaml" exp/
+	# Run from elsewhere: outputs go beside the file; -j and --repeat win.
+	run --separate-stderr dx bench -c exp/bench-experiment.yaml -j 1 --repeat 1 --duration 0.1 -q
+	status_is 0
+	check exp/bench-report.json --repeat 1
+	python3 -c 'import json, sys; d = json.load(open("exp/bench-report.json")); sys.exit(d["params"]["workers"] != [1])'
+	python3 -c 'import xml.etree.ElementTree as E; E.parse("exp/bench-plot.svg")'
+
+	printf 'synthetic: passages:1000\nrepeat: 1\nstrategy: mmap\n' > bad.yaml
+	run --separate-stderr dx bench -c bad.yaml
+	status_is 2
+	equals "$stderr" "docdex bench: bad.yaml:3: unknown key: 'strategy' (see docdex bench --help)"
+	printf 'synthetic: passages:1000\n\nduration: fast\n' > bad.yaml
+	run --separate-stderr dx bench -c bad.yaml
+	status_is 2
+	equals "$stderr" "docdex bench: bad.yaml:3: bad duration, give a number of seconds: 'fast' (see docdex bench --help)"
+	printf 'workers: [1, 2]\nrepeat: [1, 2]\n' > bad.yaml
+	run --separate-stderr dx bench -c bad.yaml
+	status_is 2
+	equals "$stderr" "docdex bench: bad.yaml:2: repeat takes one value, not a list: '1,2' (see docdex bench --help)"
+	printf 'workers: [1, 2]\nplot:\n  file: x.svg\n' > bad.yaml
+	run --separate-stderr dx bench -c bad.yaml
+	status_is 2
+	equals "$stderr" "docdex bench: a value must be a scalar or a list of scalars: 'bad.yaml:3: plot'"
+	printf 'workers: [1, 2\nrepeat: 1\n' > bad.yaml
+	run --separate-stderr dx bench -c bad.yaml
+	status_is 2
+	[[ $stderr == "docdex bench: malformed YAML: "*": 'bad.yaml:2'" ]]
+	run --separate-stderr dx bench -c missing.yaml
+	status_is 2
+	equals "$stderr" "docdex bench: cannot open: 'missing.yaml': no such file or directory"
+	equals "$(ls tmp)" ""
+}
+
+@test "--mem-limit marks memory OOM without running it when the corpus does not fit" {
+	small_corpus
+	# The corpus is 1.7 MB; 1 MiB cannot hold a copy of it, the index fits.
+	run --separate-stderr dx bench --strategies memory,stdio,mmap -j 1,2 --mem-limit 1M "${QUICK[@]}" \
+		--workload random -o r.json c.tsv
+	status_is 0
+	check r.json --expect memory/j1/t1=oom --expect memory/j2/t1=oom --expect stdio/j2/t1=ok \
+		--expect mmap/j1/t1=ok --expect mmap/j2/t1=ok
+	[[ $output == *"memory    1  1  oom  projected 2.0 MiB > limit 1.0 MiB"* ]]
+	python3 - <<-'EOF'
+		import json, sys
+		c = {c["key"]: c for c in json.load(open("r.json"))["cells"]}
+		m = c["memory/j1/t1"]
+		# Not run: no repetition; its projection is the corpus and its table.
+		sys.exit(m["repetitions"] != [] or not 1.7e6 < m["projected_bytes"] < 2.5e6
+		         or c["memory/j2/t1"]["projected_bytes"] < 2 * m["projected_bytes"] * 0.99)
+	EOF
+}
+
+@test "--plot writes an SVG that an XML parser reads, a line for each strategy" {
+	small_corpus
+	run --separate-stderr dx bench --strategies memory,mmap -j 1,2 "${QUICK[@]}" --workload random \
+		--plot p.svg -q -o r.json c.tsv
+	status_is 0
+	python3 - <<-'EOF'
+		import sys
+		import xml.etree.ElementTree as E
+		root = E.parse("p.svg").getroot()
+		ns = "{http://www.w3.org/2000/svg}"
+		text = " ".join(t.text or "" for t in root.iter(ns + "text"))
+		lines = root.findall(".//" + ns + "polyline")
+		sys.exit(root.tag != ns + "svg" or "docdex bench" not in text or "memory" not in text
+		         or "mmap" not in text or len(lines) < 4)
+	EOF
+	# Written whole or not at all: a plot that cannot be written leaves the old one.
+	cp p.svg old.svg
+	run --separate-stderr dx bench --from r.json --plot no/such/dir/p.svg -q
+	status_is 1
+	[[ $stderr == "docdex bench: "*"'no/such/dir/p.svg'"* ]]
+}
+
+@test "a cell that fails is reported failed, the run goes on, and the status is 1" {
+	small_corpus
+	printf 'q1\tx\n' > q1.tsv
+	printf 'q1 0 not-in-the-corpus 1\n' > q1.qrels
+	run --separate-stderr dx bench --queries q1.tsv --qrels q1.qrels --strategies pread,mmap \
+		"${QUICK[@]}" -q -o r.json c.tsv
+	status_is 1
+	check r.json --expect pread/j1/t1=failed --expect mmap/j1/t1=failed
+	[[ $(python3 -c 'import json; print(json.load(open("r.json"))["cells"][0]["reason"])') == "worker 0: "* ]]
+}
+
+@test "SIGINT and SIGTERM stop the workers and remove the temporary corpus" {
+	local sig
+	for sig in INT TERM; do
+		"$DOCDEX" bench --synthetic passages:5000 -j 2 --duration 30 --repeat 1 -q -o r.json \
+			--tmpdir "$BATS_TEST_TMPDIR/tmp" 2> err &
+		local pid=$! i
+		# Until the workers run: the parent has children.
+		for i in $(seq 100); do
+			[ "$(pgrep -c -P $pid)" = 2 ] && break
+			sleep 0.1
+		done
+		equals "$(pgrep -c -P $pid)" 2
+		local kids
+		kids=$(pgrep -P $pid)
+		[ -n "$(ls tmp)" ]
+		kill -$sig $pid
+		local st=0
+		wait $pid || st=$?
+		equals $st 130
+		equals "$(cat err)" "docdex bench: interrupted"
+		equals "$(ls tmp)" ""
+		[ ! -e r.json ]
+		for i in $kids; do
+			! kill -0 "$i" 2>/dev/null
+		done
+	done
+}
+
+@test "usage errors" {
+	run --separate-stderr dx bench --strategies mmap,floppy
+	status_is 2
+	equals "$stderr" "docdex bench: bad --strategies, give memory, stdio, pread, mmap, gzip, bgzf or all: 'mmap,floppy' (see docdex bench --help)"
+	run --separate-stderr dx bench -j 1,0
+	status_is 2
+	[[ $stderr == "docdex bench: bad --workers, give a list of worker counts such as 1,2,4,8: '1,0'"* ]]
+	run --separate-stderr dx bench --synthetic passages:10 c.tsv
+	status_is 2
+	[[ $stderr == "docdex bench: give a corpus or --synthetic, not both: 'c.tsv'"* ]]
+	run --separate-stderr dx bench --qrels x
+	status_is 2
+	[[ $stderr == "docdex bench: --qrels needs --queries"* ]]
+	run --separate-stderr dx bench --synthetic lots
+	status_is 2
+	run --separate-stderr dx bench --frobnicate
+	status_is 2
+	run --separate-stderr dx bench missing.tsv
+	status_is 1
+	[[ $stderr == "docdex bench: "*"'missing.tsv'"* ]]
+	equals "$(ls tmp)" ""
+}
