@@ -75,3 +75,10 @@ step docdex index --bgzf docs.bgz docs.tsv.gz
 step "cut -f1 docs.tsv | docdex get docs.bgz | cmp - docs.tsv"
 cut -f1 "$dir/docs.tsv" | "$docdex" get "$dir/docs.bgz" | cmp - "$dir/docs.tsv" &&
 	echo "all 10,000 documents served from BGZF by id, byte for byte"
+
+echo
+echo "The loading strategies side by side on the 10,000 documents, 1 and 2 workers:"
+step docdex bench -j 1,2 --strategies memory,stdio,pread,mmap --duration 0.3 --repeat 1 docs.tsv
+"$docdex" bench -j 1,2 --strategies memory,stdio,pread,mmap --duration 0.3 --warmup 0.1 \
+	--repeat 1 --queries "$dir/queries.tsv" --qrels "$dir/qrels.txt" --run "$dir/run.txt" \
+	"$dir/docs.tsv"

@@ -34,6 +34,16 @@ qrels and a 100-deep run (--sample-queries, --sample-depth):
   2 processes       --world-size 2, both at once: total triples/s and the
                     peak of their summed PSS (smaps_rollup)
 
+and for docdex bench (--study-size, default 2G of documents, with 10k
+generated queries, their qrels and a 100-deep run):
+
+  the study         docdex bench -j 1,2,4,8, strategies memory, stdio, pread
+                    and mmap, triples: its table, and for each worker count
+                    the fastest strategy and its lead over the next
+  harness overhead  docdex bench's samples/s for mmap (1 worker, batches of
+                    1024) against docdex sample writing the same triples to
+                    /dev/null, less its set-up (goal: within 10%)
+
 Corpora are generated once under --dir and kept for later runs.
 """
 import argparse
@@ -280,6 +290,68 @@ def report_sample(r):
         print(f"{name:<{width}}  {value:>14}")
 
 
+def bench_study(args):
+    """The study's matrix with docdex bench, and its harness overhead."""
+    path = os.path.join(args.dir, f"documents-study-{args.study_size}.tsv")
+    base = path[:-len(".tsv")]
+    q, qrels, run_file = base + ".queries.tsv", base + ".qrels", base + ".run"
+    if not os.path.exists(path):
+        print(f"bench: generating {path} and its topics", file=sys.stderr)
+        run([args.synth, "--kind", "documents", "--size", args.study_size, "-o", path + ".tmp",
+             "--queries", q, "--qrels", qrels, "--run", run_file, "--nqueries", "10000",
+             "--depth", "100"])
+        os.rename(path + ".tmp", path)
+    if not os.path.exists(path + ".ddx"):
+        run([args.docdex, "index", "-q", path])
+    inputs = ["--queries", q, "--qrels", qrels, "--run", run_file]
+    out = os.path.join(args.dir, "study.json")
+    print("bench: docdex bench, the study", file=sys.stderr)
+    subprocess.run([args.docdex, "bench", "-j", args.study_workers, "--strategies",
+                    "memory,stdio,pread,mmap", "--duration", "3", "--warmup", "1",
+                    "--repeat", str(min(args.repeat, 3)), "-q", "-o", out,
+                    "--plot", os.path.join(args.dir, "study.svg"), *inputs, path], check=True)
+    with open(out) as f:
+        study = json.load(f)
+
+    # The harness against docdex sample: the same triples, one process.
+    print("bench: docdex bench against docdex sample", file=sys.stderr)
+    hout = os.path.join(args.dir, "harness.json")
+    subprocess.run([args.docdex, "bench", "--strategies", "mmap", "--batch", "1024",
+                    "--duration", "5", "--warmup", "1", "--repeat", str(args.repeat), "-q",
+                    "-o", hout, *inputs, path], check=True)
+    with open(hout) as f:
+        harness = json.load(f)["cells"][0]["summary"]["samples_per_s"]["median"]
+    n = 2_000_000
+    cmd = [args.docdex, "sample", *inputs, path, "--count"]
+    setup = median_time(cmd + ["1"], args.repeat, stdout=subprocess.DEVNULL)
+    full = median_time(cmd + [str(n)], args.repeat, stdout=subprocess.DEVNULL)
+    return {"corpus_bytes": os.path.getsize(path), "study": study,
+            "bench_mmap_samples_per_s": harness, "sample_triples_per_s": n / (full - setup),
+            "sample_setup_s": setup}
+
+
+def report_study(r):
+    print(f"\ndocdex bench, the study: {r['corpus_bytes'] / MiB:.0f} MiB of documents, triples; "
+          "medians (the table is docdex bench's)")
+    subprocess.run([ARGS.docdex, "bench", "--from", os.path.join(ARGS.dir, "study.json")],
+                   check=True)
+    by_workers = {}
+    for c in r["study"]["cells"]:
+        if c["status"] == "ok":
+            by_workers.setdefault(c["workers"], []).append(
+                (c["summary"]["samples_per_s"]["median"], c["strategy"], c["summary"]["pss_mib"]["median"]))
+    print("\nworkers  fastest   samples/s  lead over the next  PSS MiB of each strategy")
+    for w, cells in sorted(by_workers.items()):
+        cells.sort(reverse=True)
+        lead = f"{cells[0][0] / cells[1][0]:.2f}x {cells[1][1]}" if len(cells) > 1 else "-"
+        pss = ", ".join(f"{s} {p:.0f}" for _, s, p in sorted(cells, key=lambda x: x[1]))
+        print(f"{w:>7}  {cells[0][1]:<8} {cells[0][0]:>10.0f}  {lead:<18}  {pss}")
+    ratio = r["bench_mmap_samples_per_s"] / r["sample_triples_per_s"]
+    print(f"\nharness: docdex bench mmap {r['bench_mmap_samples_per_s'] / 1e3:.0f}k samples/s, "
+          f"docdex sample {r['sample_triples_per_s'] / 1e3:.0f}k triples/s less set-up: "
+          f"ratio {ratio:.2f} (goal within 10%: {'MET' if abs(ratio - 1) <= 0.10 else 'NOT MET'})")
+
+
 def stats_of(dx, path):
     """The --stats lines of an index: keys, and the source rows."""
     out = subprocess.run([dx, "index", "--stats", path], check=True, capture_output=True,
@@ -437,15 +509,25 @@ def main():
     ap.add_argument("--sample-queries", type=int, default=100_000)
     ap.add_argument("--sample-depth", type=int, default=100)
     ap.add_argument("--triples", type=int, default=5_000_000, help="triples a sample run draws")
+    ap.add_argument("--no-study", action="store_true", help="skip the docdex bench figures")
+    ap.add_argument("--only-study", action="store_true", help="only the docdex bench figures")
+    ap.add_argument("--study-size", default="2G", help="documents for the study (default 2G)")
+    ap.add_argument("--study-workers", default="1,2,4,8", help="-j of the study")
     args = ap.parse_args()
     args.spans = [x for x in args.spans.split(",") if x]
     os.makedirs(args.dir, exist_ok=True)
 
-    results, gz_results, sample = [], [], None
+    global ARGS
+    ARGS = args
+    results, gz_results, sample, study = [], [], None, None
+    if args.only_study:
+        args.no_sample, args.only_sample = True, True
+    if not args.no_study:
+        study = bench_study(args)
     if not args.no_sample:
         print("bench: sample", file=sys.stderr)
         sample = bench_sample(args, os.path.join(args.dir, f"passages-sample-{args.size}.tsv"))
-    for kind in ("passages", "documents") if not args.only_sample else ():
+    for kind in ("passages", "documents") if not (args.only_sample or args.only_study) else ():
         path = os.path.join(args.dir, f"{kind}-{args.size}.tsv")
         if not os.path.exists(path):
             print(f"bench: generating {path}", file=sys.stderr)
@@ -461,7 +543,7 @@ def main():
     doc = {"machine": {"cpus": os.cpu_count(), "kernel": platform.release(),
                        "memory_bytes": os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")},
            "docdex": version.strip(), "repeat": args.repeat, "lookups": args.lookups,
-           "results": results, "gzip": gz_results, "sample": sample}
+           "results": results, "gzip": gz_results, "sample": sample, "study": study}
     with open(args.json or os.path.join(args.dir, "results.json"), "w") as f:
         json.dump(doc, f, indent=1)
     print(f"docdex bench: medians of {args.repeat} runs, warm cache, {os.cpu_count()} CPUs\n")
@@ -471,6 +553,9 @@ def main():
         report_gzip(gz_results)
     if sample:
         report_sample(sample)
+    if study:
+        report_study(study)
 
 
+ARGS = None
 main()
