@@ -255,6 +255,12 @@ const char *dx__corpus_source_path(const dx_corpus *c, uint32_t i)
 	return i < c->nsrc ? c->src[i].path : NULL;
 }
 
+void dx__corpus_mapping(const dx_corpus *c, uint32_t i, const void **p, uint64_t *len)
+{
+	*p = c->src[i].map;
+	*len = c->src[i].map ? c->src[i].size : 0;
+}
+
 void dx__corpus_restart(dx_corpus *c, uint32_t i)
 {
 	if (i < c->nsrc && c->src[i].gz)

@@ -1,4 +1,4 @@
-/* corpus.h: what verify.c needs of an open corpus (internal). */
+/* corpus.h: what verify.c, loader.c and pin.c need of an open corpus (internal). */
 #ifndef DX_CORPUS_H
 #define DX_CORPUS_H
 
@@ -6,6 +6,9 @@
 
 /* The path source i was opened at. */
 const char *dx__corpus_source_path(const dx_corpus *c, uint32_t i);
+
+/* Source i's mapping (a plain file), or NULL and 0 for a compressed one. */
+void dx__corpus_mapping(const dx_corpus *c, uint32_t i, const void **p, uint64_t *len);
 
 /* Makes the next read of source i start from an access point rather than
  * go on from the last one (so that --verify tries every point). */

@@ -499,6 +499,11 @@ typedef struct dx_machine {
 	char kernel[256];     /* "Linux 6.1.0-13-amd64 x86_64" */
 	char cpu[256];        /* model name, or "" */
 	char hostname[256];
+	uint64_t memlock_limit; /* RLIMIT_MEMLOCK, UINT64_MAX when unlimited */
+	char thp[32];         /* transparent huge pages: "always", "madvise",
+	                         "never", or "" */
+	unsigned numa_nodes;  /* NUMA nodes online (0 when unknown) */
+	uint64_t shm_size, shm_free; /* /dev/shm, bytes (0 when absent) */
 } dx_machine;
 
 /* What the machine is; fields it cannot learn are left 0 or "". */
@@ -507,6 +512,99 @@ void dx_machine_info(dx_machine *m);
 /* The name of the filesystem path is on ("ext4", "tmpfs", "xfs", ...), or
  * "0xMAGIC" for one not known by name, or "" when statfs fails. */
 void dx_fs_type(const char *path, char *out, size_t outsz);
+
+/* ---- pinning, placement and the page cache (docdex pin-test) -------------- */
+
+/* The memory-lock limit in force (RLIMIT_MEMLOCK, soft), in bytes;
+ * UINT64_MAX when unlimited. */
+uint64_t dx_memlock_limit(void);
+
+/* Locks [p, p + len) into memory with mlock(2).  Returns 0; DX_ELIMIT when
+ * the memory-lock limit refuses it (err->what names the limit in force
+ * and how to raise it); DX_ESYS for another failure. */
+DX_MUST_CHECK int dx_mem_lock(const void *p, size_t len, dx_err *err);
+void dx_mem_unlock(const void *p, size_t len);
+
+/*
+ * Makes the corpus's mapped files (plain sources) and its index resident:
+ * with lock set, locked with mlock (DX_ELIMIT as dx_mem_lock when the
+ * memory-lock limit refuses); else only read in (MADV_POPULATE_READ, or a
+ * read of each page where the kernel lacks it).  Sets *bytes to the bytes
+ * made resident.  dx_corpus_close unlocks them.
+ */
+DX_MUST_CHECK int dx_corpus_make_resident(dx_corpus *c, int lock, uint64_t *bytes, dx_err *err);
+
+/*
+ * A copy of an indexed corpus on a RAM-backed filesystem: the index and
+ * its source files copied into a new directory under dir, keeping their
+ * layout and modification times so that the copied index serves the
+ * copied files.
+ */
+typedef struct dx_ramdisk dx_ramdisk;
+
+/*
+ * Checks that dir is on tmpfs or ramfs (statfs) and has room for the index
+ * and its sources (statvfs), then copies them.  Returns the copy, or NULL
+ * with err filled: DX_EINVAL when dir is not tmpfs or ramfs (err->what
+ * names the filesystem found), DX_ELIMIT when there is not room (the bytes
+ * needed and free), DX_ESYS on a failed copy.  Nothing is left behind on
+ * failure.  progress is called as in dx_index_build and may cancel.
+ */
+DX_MUST_CHECK dx_ramdisk *dx_ramdisk_copy(const char *index_path, const char *dir,
+                                          dx_progress_fn progress, void *ctx, dx_err *err);
+/* The copy's index, its directory, and the bytes copied. */
+const char *dx_ramdisk_index(const dx_ramdisk *r);
+const char *dx_ramdisk_dir(const dx_ramdisk *r);
+uint64_t dx_ramdisk_bytes(const dx_ramdisk *r);
+/* Removes the copy and frees r; accepts NULL. */
+void dx_ramdisk_remove(dx_ramdisk *r);
+
+/* Asks the kernel to drop a file's pages from the page cache
+ * (posix_fadvise POSIX_FADV_DONTNEED); not guaranteed to drop them all.
+ * Returns 0 or DX_ESYS. */
+DX_MUST_CHECK int dx_cache_evict(const char *path, dx_err *err);
+/* The fraction of a file's pages in the page cache, 0 to 1 (mincore(2)
+ * over a mapping of it; 1 for an empty file).  Returns 0 or DX_ESYS. */
+DX_MUST_CHECK int dx_cache_resident(const char *path, double *fraction, dx_err *err);
+
+/*
+ * The CUDA runtime, loaded at run time with dlopen: docdex never links
+ * against CUDA, and works the same without it.  The library is
+ * $DOCDEX_CUDART when set, else the first of libcudart.so,
+ * libcudart.so.12, libcudart.so.11.0 that loads.
+ */
+typedef struct dx_cuda dx_cuda;
+
+typedef struct dx_cuda_info {
+	char library[256];    /* the file dlopen loaded */
+	int runtime_version;  /* cudaRuntimeGetVersion: 12040 for 12.4 */
+	int driver_version;   /* cudaDriverGetVersion */
+	int devices;          /* cudaGetDeviceCount */
+	char device_name[256]; /* the device in use */
+	uint64_t device_memory; /* its global memory, bytes */
+} dx_cuda_info;
+
+/* Loads the runtime and selects device (0 for the first).  Returns NULL
+ * with err->what saying why when there is no runtime, no device, or a
+ * call fails (with the CUDA error's name). */
+DX_MUST_CHECK dx_cuda *dx_cuda_open(int device, dx_err *err);
+void dx_cuda_close(dx_cuda *cu);
+void dx_cuda_get_info(const dx_cuda *cu, dx_cuda_info *info);
+
+/* Page-locked host memory from cudaHostAlloc, and cudaFreeHost. */
+DX_MUST_CHECK void *dx_cuda_host_alloc(dx_cuda *cu, size_t n, dx_err *err);
+void dx_cuda_host_free(dx_cuda *cu, void *p);
+/* Page-locks existing memory (cudaHostRegister), and undoes it. */
+DX_MUST_CHECK int dx_cuda_host_register(dx_cuda *cu, void *p, size_t n, dx_err *err);
+void dx_cuda_host_unregister(dx_cuda *cu, void *p);
+/* Device memory (cudaMalloc, cudaFree). */
+DX_MUST_CHECK void *dx_cuda_device_alloc(dx_cuda *cu, size_t n, dx_err *err);
+void dx_cuda_device_free(dx_cuda *cu, void *p);
+/* Copies host to device on the handle's stream (cudaMemcpyAsync), and
+ * waits for the stream (cudaStreamSynchronize). */
+DX_MUST_CHECK int dx_cuda_copy_to_device(dx_cuda *cu, void *dev, const void *host, size_t n,
+                                         dx_err *err);
+DX_MUST_CHECK int dx_cuda_sync(dx_cuda *cu, dx_err *err);
 
 /* ---- random numbers and permutations ------------------------------------ */
 

@@ -9,6 +9,8 @@
 #include "params.h"
 
 const char *dx__index_path(const dx_index *ix);
+/* The index file's mapping. */
+void dx__index_mapping(const dx_index *ix, const void **p, uint64_t *len);
 const dx_params *dx__index_params(const dx_index *ix);
 uint64_t dx__index_count(const dx_index *ix);
 

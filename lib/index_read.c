@@ -433,6 +433,12 @@ int dx__index_check_windows(dx_index *ix, uint64_t off, uint64_t len, dx_err *er
 	return touch(ix, DDX_SEC_WINDOWS, off, len, err);
 }
 
+void dx__index_mapping(const dx_index *ix, const void **p, uint64_t *len)
+{
+	*p = ix->map;
+	*len = ix->size;
+}
+
 const char *dx__index_path(const dx_index *ix)
 {
 	return ix->path;

@@ -1,12 +1,16 @@
 /*
  * measure.c: what a benchmark reads about processes and the machine:
  * memory from /proc/PID/smaps_rollup, page faults, a monotonic clock, and
- * the machine's cores, memory, kernel and filesystems.
+ * the machine's cores, memory, kernel and filesystems, and what pinning
+ * and RAM placement depend on (the memory-lock limit, transparent huge
+ * pages, NUMA nodes, /dev/shm).
  */
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <stdlib.h>
 #include <sys/statfs.h>
+#include <sys/statvfs.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -106,14 +110,58 @@ static void read_cpu_model(dx_machine *m)
 	fclose(f);
 }
 
+/* The setting in brackets of /sys/kernel/mm/transparent_hugepage/enabled,
+ * "always [madvise] never". */
+static void read_thp(dx_machine *m)
+{
+	FILE *f = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "re");
+	char line[128], *open, *close;
+	if (!f)
+		return;
+	if (fgets(line, sizeof line, f) && (open = strchr(line, '[')) && (close = strchr(open, ']'))) {
+		*close = '\0';
+		snprintf(m->thp, sizeof m->thp, "%s", open + 1);
+	}
+	fclose(f);
+}
+
+/* Nodes in /sys/devices/system/node/online, as "0" or "0-1,3". */
+static void read_numa(dx_machine *m)
+{
+	FILE *f = fopen("/sys/devices/system/node/online", "re");
+	char line[256];
+	if (!f)
+		return;
+	if (fgets(line, sizeof line, f))
+		for (char *p = line; *p && *p != '\n';) {
+			char *end;
+			unsigned long a = strtoul(p, &end, 10), b = a;
+			if (end == p)
+				break;
+			if (*end == '-')
+				b = strtoul(end + 1, &end, 10);
+			m->numa_nodes += b >= a ? (unsigned)(b - a + 1) : 0;
+			p = end + (*end == ',');
+		}
+	fclose(f);
+}
+
 void dx_machine_info(dx_machine *m)
 {
+	struct statvfs sv;
 	struct utsname u;
 	memset(m, 0, sizeof *m);
 	long n = sysconf(_SC_NPROCESSORS_ONLN);
 	m->cores = n > 0 ? (unsigned)n : 0;
 	read_meminfo(m);
 	read_cpu_model(m);
+	read_thp(m);
+	read_numa(m);
+	m->memlock_limit = dx_memlock_limit();
+	if (statvfs("/dev/shm", &sv) == 0) {
+		m->shm_size = (uint64_t)sv.f_blocks * sv.f_frsize;
+		m->shm_free = (uint64_t)sv.f_bavail * sv.f_frsize;
+	}
 	if (uname(&u) == 0) {
 		snprintf(m->kernel, sizeof m->kernel, "%s %s %s", u.sysname, u.release, u.machine);
 		snprintf(m->hostname, sizeof m->hostname, "%s", u.nodename);
