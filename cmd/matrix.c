@@ -1,0 +1,562 @@
+/* matrix.c: the shared command line and reports of bench and pin-test (see
+ * matrix.h).  Options come from the command line and from an experiment
+ * file (-c), whose keys are the long options' names; both go through
+ * set_option, so a value means the same in either place. */
+#include <errno.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "matrix.h"
+#include "tempcorpus.h"
+#include "version.h"
+
+static const struct option shared[] = {
+	{ "workload", required_argument, NULL, MX_OPT_WORKLOAD },
+	{ "batch", required_argument, NULL, MX_OPT_BATCH },
+	{ "workers", required_argument, NULL, 'j' },
+	{ "threads", required_argument, NULL, MX_OPT_THREADS },
+	{ "duration", required_argument, NULL, MX_OPT_DURATION },
+	{ "samples", required_argument, NULL, MX_OPT_SAMPLES },
+	{ "warmup", required_argument, NULL, MX_OPT_WARMUP },
+	{ "repeat", required_argument, NULL, MX_OPT_REPEAT },
+	{ "mem-limit", required_argument, NULL, MX_OPT_MEM_LIMIT },
+	{ "queries", required_argument, NULL, MX_OPT_QUERIES },
+	{ "qrels", required_argument, NULL, MX_OPT_QRELS },
+	{ "run", required_argument, NULL, MX_OPT_RUN },
+	{ "depth", required_argument, NULL, MX_OPT_DEPTH },
+	{ "negatives", required_argument, NULL, MX_OPT_NEGATIVES },
+	{ "seed", required_argument, NULL, MX_OPT_SEED },
+	{ "synthetic", required_argument, NULL, MX_OPT_SYNTHETIC },
+	{ "tmpdir", required_argument, NULL, MX_OPT_TMPDIR },
+	{ "format", required_argument, NULL, MX_OPT_FORMAT },
+	{ "output", required_argument, NULL, 'o' },
+	{ "plot", required_argument, NULL, MX_OPT_PLOT },
+	{ "baseline", required_argument, NULL, MX_OPT_BASELINE },
+	{ "tolerance", required_argument, NULL, MX_OPT_TOLERANCE },
+	{ "from", required_argument, NULL, MX_OPT_FROM },
+	{ "config", required_argument, NULL, 'c' },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "help", no_argument, NULL, 'h' },
+	/* Only in an experiment file: the positional argument. */
+	{ "corpus", required_argument, NULL, MX_OPT_CORPUS },
+};
+
+enum { NSHARED = sizeof shared / sizeof *shared };
+
+/* The shared options and the command's own: for the keys of an
+ * experiment file with file_keys, else for getopt_long; malloc'd. */
+static struct option *all_options(const matrix_cmd *cmd, int file_keys)
+{
+	size_t own = 0;
+	while (cmd->own && cmd->own[own].name)
+		own++;
+	struct option *all = calloc(NSHARED + own + 1, sizeof *all);
+	if (!all)
+		return NULL;
+	memcpy(all, cmd->own, own * sizeof *all);
+	memcpy(all + own, shared, (NSHARED - !file_keys) * sizeof *all);
+	return all;
+}
+
+void matrix_opts_init(matrix_opts *o)
+{
+	*o = (matrix_opts){
+		.wl = { .kind = WL_TRIPLES, .batch = 32, .negatives = 1, .duration = 2, .warmup = 0.5 },
+		.workers = { 1 }, .threads = { 1 }, .nworkers = 1, .nthreads = 1, .repeat = 3,
+		.tolerance = 10,
+	};
+}
+
+void matrix_opts_free(matrix_opts *o)
+{
+	for (size_t k = 0; k < o->nowned; k++)
+		free(o->owned[k]);
+	o->nowned = 0;
+	dx_config_free(o->config);
+	o->config = NULL;
+}
+
+int matrix_bad_value(const char *cmd, const char *name, const char *place, const char *hint,
+                     const char *value)
+{
+	char what[512];
+	if (place)
+		snprintf(what, sizeof what, "%s: bad %s, give %s", place, name, hint);
+	else
+		snprintf(what, sizeof what, "bad --%s, give %s", name, hint);
+	return cli_usage_error(cmd, what, value);
+}
+
+static int parse_seconds(const char *s, double *v)
+{
+	char *end;
+	errno = 0;
+	*v = strtod(s, &end);
+	return *s && !*end && !errno && *v >= 0 && *v < 1e6 ? 0 : -1;
+}
+
+/* "1,2,4" into list (each 1..max, at most MX_MAX_LIST). */
+int matrix_parse_list(const char *s, unsigned *list, size_t *n, unsigned max)
+{
+	char item[32];
+	*n = 0;
+	while (*s) {
+		size_t len = strcspn(s, ",");
+		uint64_t v;
+		if (len == 0 || len >= sizeof item || *n == MX_MAX_LIST)
+			return -1;
+		memcpy(item, s, len);
+		item[len] = '\0';
+		if (cli_parse_u64(item, &v) < 0 || v < 1 || v > max)
+			return -1;
+		list[(*n)++] = (unsigned)v;
+		s += len + (s[len] == ',');
+	}
+	return *n ? 0 : -1;
+}
+
+static int format_of(const char *s)
+{
+	static const char *const names[] = { [MX_FMT_TABLE] = "table", [MX_FMT_CSV] = "csv",
+	                                     [MX_FMT_JSON] = "json", [MX_FMT_MARKDOWN] = "markdown" };
+	for (int f = MX_FMT_TABLE; f <= MX_FMT_MARKDOWN; f++)
+		if (strcmp(s, names[f]) == 0)
+			return f;
+	return strcmp(s, "md") == 0 ? MX_FMT_MARKDOWN : 0;
+}
+
+static void set_path(matrix_opts *b, int id, const char *v, int from_file);
+
+/* Applies one option (from the command line when place is NULL, else from
+ * the experiment file at place).  Returns 0 or EXIT_USAGE. */
+static int set_option(const matrix_cmd *cmd, matrix_opts *b, int id, const char *name, const char *v,
+                      const char *place)
+{
+	if (id >= MX_OPT_OWN)
+		return cmd->set(cmd->ctx, id, name, v, place);
+	uint64_t n;
+	double d;
+	workload_opts *w = &b->wl;
+	switch (id) {
+	case MX_OPT_WORKLOAD:
+		w->kind = strcmp(v, "triples") == 0 ? WL_TRIPLES
+		        : strcmp(v, "random") == 0  ? WL_RANDOM
+		        : strcmp(v, "scan") == 0    ? WL_SCAN : 0;
+		if (!w->kind)
+			return matrix_bad_value(cmd->name, name, place, "triples, random or scan", v);
+		break;
+	case MX_OPT_BATCH:
+		if (cli_parse_u64(v, &n) < 0 || n < 1 || n > 65536)
+			return matrix_bad_value(cmd->name, name, place, "1 to 65536 samples", v);
+		w->batch = (unsigned)n;
+		break;
+	case 'j':
+		if (matrix_parse_list(v, b->workers, &b->nworkers, MX_MAX_WORKERS) < 0)
+			return matrix_bad_value(cmd->name, name, place, "a list of worker counts such as 1,2,4,8", v);
+		break;
+	case MX_OPT_THREADS:
+		if (matrix_parse_list(v, b->threads, &b->nthreads, 256) < 0)
+			return matrix_bad_value(cmd->name, name, place, "a list of thread counts such as 1,2", v);
+		break;
+	case MX_OPT_DURATION:
+	case MX_OPT_WARMUP:
+		if (parse_seconds(v, &d) < 0 || (id == MX_OPT_DURATION && d <= 0))
+			return matrix_bad_value(cmd->name, name, place, "a number of seconds", v);
+		*(id == MX_OPT_DURATION ? &w->duration : &w->warmup) = d;
+		break;
+	case MX_OPT_SAMPLES:
+		if (cli_parse_u64(v, &n) < 0)
+			return matrix_bad_value(cmd->name, name, place, "a number of samples", v);
+		w->samples = n;
+		break;
+	case MX_OPT_REPEAT:
+		if (cli_parse_u64(v, &n) < 0 || n < 1 || n > 1000)
+			return matrix_bad_value(cmd->name, name, place, "1 to 1000 repetitions", v);
+		b->repeat = (unsigned)n;
+		break;
+	case MX_OPT_MEM_LIMIT:
+		if (cli_parse_size(v, &n) < 0 || n == 0)
+			return matrix_bad_value(cmd->name, name, place, "a size such as 16G", v);
+		b->mem_limit = n;
+		break;
+	case MX_OPT_DEPTH:
+		if (cli_parse_u64(v, &n) < 0 || n > UINT32_MAX)
+			return matrix_bad_value(cmd->name, name, place, "a number of documents", v);
+		w->depth = (unsigned)n;
+		break;
+	case MX_OPT_NEGATIVES:
+		if (cli_parse_u64(v, &n) < 0 || n < 1 || n > 1024)
+			return matrix_bad_value(cmd->name, name, place, "1 to 1024", v);
+		w->negatives = (unsigned)n;
+		break;
+	case MX_OPT_SEED:
+		if (cli_parse_u64(v, &n) < 0)
+			return matrix_bad_value(cmd->name, name, place, "a non-negative integer", v);
+		w->seed = n;
+		break;
+	case MX_OPT_SYNTHETIC: {
+		dx_synth_opts so;
+		if (tempcorpus_parse(v, &so) < 0)
+			return matrix_bad_value(cmd->name, name, place, "passages:N, docs:N or a size such as 500M", v);
+		b->synthetic = v;
+		b->synthetic_in_file = place != NULL;
+		break;
+	}
+	case MX_OPT_FORMAT:
+		if (!(b->format = format_of(v)))
+			return matrix_bad_value(cmd->name, name, place, "table, csv, json or markdown", v);
+		break;
+	case MX_OPT_TOLERANCE:
+		if (parse_seconds(v, &d) < 0 || d > 1000)
+			return matrix_bad_value(cmd->name, name, place, "a percentage such as 10", v);
+		b->tolerance = d;
+		break;
+	case 'q':
+		if (place && strcmp(v, "true") != 0 && strcmp(v, "false") != 0)
+			return matrix_bad_value(cmd->name, name, place, "true or false", v);
+		b->quiet = !place || strcmp(v, "true") == 0;
+		break;
+	case MX_OPT_QUERIES:
+	case MX_OPT_QRELS:
+	case MX_OPT_RUN:
+	case MX_OPT_TMPDIR:
+	case 'o':
+	case MX_OPT_PLOT:
+	case MX_OPT_BASELINE:
+	case MX_OPT_FROM:
+	case MX_OPT_CORPUS:
+		if (!*v)
+			return matrix_bad_value(cmd->name, name, place, "a file name", v);
+		set_path(b, id, v, place != NULL);
+		break;
+	}
+	return 0;
+}
+
+/* The options that name files, set once their value was checked. */
+static void set_path(matrix_opts *b, int id, const char *v, int from_file)
+{
+	workload_opts *w = &b->wl;
+	switch (id) {
+	case MX_OPT_QUERIES: w->queries = v; break;
+	case MX_OPT_QRELS: w->qrels = v; break;
+	case MX_OPT_RUN: w->run = v; break;
+	case MX_OPT_TMPDIR: b->tmpdir = v; break;
+	case 'o': b->output = v; break;
+	case MX_OPT_PLOT: b->plot = v; break;
+	case MX_OPT_BASELINE: b->baseline = v; break;
+	case MX_OPT_FROM: b->from = v; break;
+	case MX_OPT_CORPUS:
+		b->corpus = v;
+		b->corpus_in_file = from_file;
+		break;
+	}
+}
+
+static const struct option *find_key(const struct option *options, const char *key)
+{
+	for (const struct option *o = options; o->name; o++)
+		if (strcmp(o->name, key) == 0 && o->val != 'c' && o->val != 'h')
+			return o;
+	return NULL;
+}
+
+/* Whether a key names a file, which is found relative to the experiment
+ * file rather than to the directory the command runs in. */
+static int is_path_key(int id)
+{
+	return id == MX_OPT_CORPUS || id == MX_OPT_QUERIES || id == MX_OPT_QRELS || id == MX_OPT_RUN ||
+	       id == MX_OPT_TMPDIR || id == 'o' || id == MX_OPT_PLOT || id == MX_OPT_BASELINE ||
+	       id == MX_OPT_FROM;
+}
+
+static int apply_config(const matrix_cmd *cmd, matrix_opts *b, const char *path)
+{
+	dx_err err = { 0 };
+	dx_config *cfg = dx_config_load(path, &err);
+	if (!cfg) {
+		cli_lib_error(cmd->name, &err);
+		return EXIT_USAGE;
+	}
+	b->config = cfg;
+	char *copy = strdup(path);
+	struct option *options = all_options(cmd, 1);
+	if (!copy || !options) {
+		free(copy);
+		free(options);
+		cli_error(cmd->name, "out of memory", NULL);
+		return EXIT_FAIL;
+	}
+	const char *dir = dirname(copy);
+	int rc = 0;
+	for (size_t i = 0; i < dx_config_count(cfg) && rc == 0; i++) {
+		const dx_config_item *it = dx_config_item_at(cfg, i);
+		char place[TC_PATH + 32];
+		snprintf(place, sizeof place, "%s:%u", path, it->line);
+		const struct option *o = find_key(options, it->key);
+		if (!o) {
+			char what[sizeof place + 32];
+			snprintf(what, sizeof what, "%s: unknown key", place);
+			rc = cli_usage_error(cmd->name, what, it->key);
+			break;
+		}
+		const char *v = it->value;
+		if (is_path_key(o->val) && v[0] && v[0] != '/' && strcmp(dir, ".") != 0 &&
+		    b->nowned < sizeof b->owned / sizeof *b->owned) {
+			char *abs = malloc(strlen(dir) + strlen(v) + 2);
+			if (!abs) {
+				cli_error(cmd->name, "out of memory", NULL);
+				rc = EXIT_FAIL;
+				break;
+			}
+			sprintf(abs, "%s/%s", dir, v);
+			b->owned[b->nowned++] = abs;
+			v = abs;
+		}
+		if (it->is_list && o->val < MX_OPT_OWN && o->val != 'j' && o->val != MX_OPT_THREADS) {
+			char what[sizeof place + 64];
+			snprintf(what, sizeof what, "%s: %s takes one value, not a list", place, it->key);
+			rc = cli_usage_error(cmd->name, what, v);
+			break;
+		}
+		rc = set_option(cmd, b, o->val, it->key, v, place);
+	}
+	free(copy);
+	free(options);
+	return rc;
+}
+
+/* Reads the options: the experiment file first (found in a first pass over
+ * argv), then the command line over it. */
+int matrix_parse(const matrix_cmd *cmd, matrix_opts *b, int argc, char **argv)
+{
+	static const char shorts[] = ":j:o:c:qh";
+	struct option *options = all_options(cmd, 0);
+	int c, rc = 0;
+	if (!options) {
+		cli_error(cmd->name, "out of memory", NULL);
+		return EXIT_FAIL;
+	}
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, shorts, options, NULL)) != -1) {
+		if (c == 'c' && b->config) {
+			rc = cli_usage_error(cmd->name, "give one experiment file", optarg);
+			goto out;
+		}
+		if (c == 'c' && (rc = apply_config(cmd, b, optarg)) != 0)
+			goto out;
+	}
+	optind = 0;
+	while ((c = getopt_long(argc, argv, shorts, options, NULL)) != -1) {
+		if (c == 'h') {
+			fputs(cmd->usage, stdout);
+			rc = -1;
+			goto out;
+		}
+		if (c == '?' || c == ':') {
+			rc = cli_bad_option(cmd->name, argv, c);
+			goto out;
+		}
+		if (c == 'c')
+			continue;
+		const char *name = "";
+		for (const struct option *o = options; o->name; o++)
+			if (o->val == c)
+				name = o->name;
+		if ((rc = set_option(cmd, b, c, name, optarg ? optarg : "", NULL)) != 0)
+			goto out;
+	}
+	if (optind < argc - 1) {
+		rc = cli_usage_error(cmd->name, "more than one corpus given", argv[optind + 1]);
+		goto out;
+	}
+	if (optind < argc) {
+		b->corpus = argv[optind];
+		b->corpus_in_file = 0;
+	}
+	/* The command line overrides the file: a corpus there replaces the
+	 * file's synthetic one, and --synthetic there the file's corpus. */
+	if (b->corpus && b->synthetic && b->synthetic_in_file && !b->corpus_in_file)
+		b->synthetic = NULL;
+	if (b->corpus && b->synthetic && b->corpus_in_file && !b->synthetic_in_file)
+		b->corpus = NULL;
+	if (b->corpus && b->synthetic)
+		rc = cli_usage_error(cmd->name, "give a corpus or --synthetic, not both", b->corpus);
+	else if ((b->wl.run || b->wl.queries) && !b->wl.qrels)
+		rc = cli_usage_error(cmd->name, "--queries and --run need --qrels", NULL);
+	else if (b->wl.qrels && !b->wl.queries)
+		rc = cli_usage_error(cmd->name, "--qrels needs --queries", NULL);
+out:
+	free(options);
+	return rc;
+}
+
+void matrix_json_list(FILE *f, const char *key, const unsigned *v, size_t n, int comma)
+{
+	fprintf(f, "\"%s\": [", key);
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%s%u", i ? ", " : "", v[i]);
+	fputs(comma ? "], " : "]", f);
+}
+
+void matrix_json_string(FILE *f, const char *key, const char *v, int comma)
+{
+	fprintf(f, "\"%s\": ", key);
+	if (v)
+		rs_json_string(f, v);
+	else
+		fputs("null", f);
+	fputs(comma ? ", " : "", f);
+}
+
+char *matrix_machine_json(const char *fs)
+{
+	char *text = NULL;
+	size_t len;
+	dx_machine mc;
+	dx_machine_info(&mc);
+	FILE *f = open_memstream(&text, &len);
+	if (!f)
+		return NULL;
+	fprintf(f, "{\"cores\": %u, \"memory_bytes\": %llu, \"available_bytes\": %llu, ", mc.cores,
+	        (unsigned long long)mc.mem_total, (unsigned long long)mc.mem_available);
+	matrix_json_string(f, "kernel", mc.kernel, 1);
+	matrix_json_string(f, "cpu", mc.cpu, 1);
+	matrix_json_string(f, "hostname", mc.hostname, 1);
+	matrix_json_string(f, "corpus_filesystem", fs, 0);
+	fputc('}', f);
+	if (fclose(f) != 0) {
+		free(text);
+		return NULL;
+	}
+	return text;
+}
+
+char *matrix_build_json(void)
+{
+	char *version = NULL, *text = NULL;
+	size_t len;
+	FILE *f = open_memstream(&version, &len);
+	if (!f)
+		return NULL;
+	print_version(f);
+	if (fclose(f) != 0)
+		goto out;
+	if (len && version[len - 1] == '\n')
+		version[len - 1] = '\0';
+	if (!(f = open_memstream(&text, &len)))
+		goto out;
+	fprintf(f, "{\"version\": \"%s\", ", dx_version());
+	matrix_json_string(f, "text", version, 0);
+	fputc('}', f);
+	if (fclose(f) != 0) {
+		free(text);
+		text = NULL;
+	}
+out:
+	free(version);
+	return text;
+}
+
+static int writer_for(int format, int (**fn)(const rs_matrix *, FILE *))
+{
+	switch (format) {
+	case MX_FMT_CSV: *fn = rs_write_csv; break;
+	case MX_FMT_JSON: *fn = rs_write_json; break;
+	case MX_FMT_MARKDOWN: *fn = rs_write_markdown; break;
+	default: *fn = rs_write_table; break;
+	}
+	return 0;
+}
+
+/* The format -o's name asks for: .json, .csv, .md; else the table. */
+static int format_for_name(const char *path)
+{
+	const char *dot = strrchr(path, '.');
+	if (!dot)
+		return MX_FMT_TABLE;
+	return strcmp(dot, ".json") == 0 ? MX_FMT_JSON
+	     : strcmp(dot, ".csv") == 0  ? MX_FMT_CSV
+	     : strcmp(dot, ".md") == 0   ? MX_FMT_MARKDOWN : MX_FMT_TABLE;
+}
+
+/* Writes a report to path through a file that replaces it only once
+ * complete.  Returns 0 or EXIT_FAIL after saying why. */
+static int write_file(const matrix_cmd *cmd, const char *path, int (*fn)(const rs_matrix *, FILE *), const rs_matrix *m)
+{
+	dx_err err = { 0 };
+	dx_output *out = dx_output_open(path, &err);
+	if (!out) {
+		cli_lib_error(cmd->name, &err);
+		return EXIT_FAIL;
+	}
+	int fd = dup(dx_output_fd(out));
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	int e = 0;
+	if (!f || fn(m, f) < 0 || fflush(f) != 0)
+		e = errno ? errno : EIO;
+	if (f && fclose(f) != 0 && !e)
+		e = errno;
+	else if (!f && fd >= 0)
+		close(fd);
+	if (e) {
+		dx_output_abort(out);
+		errno = e;
+		cli_error(cmd->name, "cannot write", path);
+		return EXIT_FAIL;
+	}
+	if (dx_output_commit(out, &err) < 0) {
+		cli_lib_error(cmd->name, &err);
+		return EXIT_FAIL;
+	}
+	return 0;
+}
+
+static int write_reports(const matrix_cmd *cmd, const matrix_opts *b, const rs_matrix *m)
+{
+	int (*fn)(const rs_matrix *, FILE *);
+	int format = b->format ? b->format : b->output ? format_for_name(b->output) : MX_FMT_TABLE;
+	int rc = 0;
+	writer_for(format, &fn);
+	if (b->output) {
+		if ((rc = write_file(cmd, b->output, fn, m)) != 0)
+			return rc;
+		if (b->quiet)
+			fn = NULL;
+		else
+			fn = rs_write_table;
+	}
+	if (fn && (fn(m, stdout) < 0 || fflush(stdout) != 0) && errno != EPIPE) {
+		cli_output_error(cmd->name, errno);
+		return EXIT_FAIL;
+	}
+	if (b->plot && (rc = write_file(cmd, b->plot, rs_write_svg, m)) != 0)
+		return rc;
+	return 0;
+}
+
+
+int matrix_report(const matrix_cmd *cmd, const matrix_opts *o, const rs_matrix *m)
+{
+	dx_err err = { 0 };
+	int rc = write_reports(cmd, o, m);
+	if (rc != 0)
+		return rc;
+	/* A cell that failed in this run fails the command, after the report;
+	 * one read back with --from was reported when it failed. */
+	for (size_t i = 0; i < m->ncells && !o->from; i++)
+		if (m->cells[i].status == RS_FAILED)
+			rc = EXIT_FAIL;
+	if (o->baseline) {
+		int n = rs_compare_baseline(m, o->baseline, o->tolerance, stderr, &err);
+		if (n < 0)
+			rc = cli_lib_failure(cmd->name, n, &err);
+		else if (n > 0)
+			rc = EXIT_REGRESSED;
+	}
+	return rc;
+}

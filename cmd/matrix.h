@@ -1,0 +1,95 @@
+/*
+ * matrix.h: what docdex bench and pin-test share on the command line: the
+ * options of a measurement matrix (workers, threads, durations, workload,
+ * corpus, outputs, baseline), read alike from the command line and from a
+ * YAML experiment file (-c, whose keys are the long options' names), and
+ * the writing of the reports they ask for.
+ */
+#ifndef DX_MATRIX_H
+#define DX_MATRIX_H
+
+#include <getopt.h>
+#include <stdio.h>
+
+#include "docdex.h"
+#include "results.h"
+#include "workload.h"
+
+enum { MX_MAX_LIST = 64, MX_MAX_WORKERS = 1024 };
+enum { MX_FMT_TABLE = 1, MX_FMT_CSV, MX_FMT_JSON, MX_FMT_MARKDOWN };
+
+/* Exit status when a cell regressed against the baseline. */
+enum { EXIT_REGRESSED = 3 };
+
+/* The shared options' ids (with 'j', 'o', 'c', 'q', 'h'); a command's own
+ * start at MX_OPT_OWN. */
+enum {
+	MX_OPT_WORKLOAD = 256, MX_OPT_BATCH, MX_OPT_THREADS, MX_OPT_DURATION, MX_OPT_SAMPLES,
+	MX_OPT_WARMUP, MX_OPT_REPEAT, MX_OPT_MEM_LIMIT, MX_OPT_QUERIES, MX_OPT_QRELS, MX_OPT_RUN,
+	MX_OPT_DEPTH, MX_OPT_NEGATIVES, MX_OPT_SEED, MX_OPT_SYNTHETIC, MX_OPT_TMPDIR, MX_OPT_FORMAT,
+	MX_OPT_PLOT, MX_OPT_BASELINE, MX_OPT_TOLERANCE, MX_OPT_FROM, MX_OPT_CORPUS,
+	MX_OPT_OWN = 512
+};
+
+typedef struct matrix_opts {
+	const char *corpus;
+	workload_opts wl;
+	unsigned workers[MX_MAX_LIST], threads[MX_MAX_LIST];
+	size_t nworkers, nthreads;
+	unsigned repeat;
+	uint64_t mem_limit;       /* 0: the machine's available memory */
+	const char *synthetic, *tmpdir;
+	int corpus_in_file, synthetic_in_file; /* set by the experiment file */
+	int format;               /* 0: from -o's name, else table */
+	const char *output, *plot, *baseline, *from;
+	double tolerance;
+	int quiet;
+	dx_config *config;        /* the experiment file read, if any */
+	/* Paths made absolute for an experiment file's directory. */
+	char *owned[32];
+	size_t nowned;
+} matrix_opts;
+
+/* The defaults: triples in batches of 32, 1 worker of 1 thread, 2 s after
+ * 0.5 s of warm-up, 3 repetitions, a tolerance of 10%. */
+void matrix_opts_init(matrix_opts *o);
+void matrix_opts_free(matrix_opts *o);
+
+/* A command: its name and usage, and its own options with the function
+ * that sets them (same contract as the shared ones: place is NULL on the
+ * command line, "FILE:LINE" from an experiment file; returns 0 or an exit
+ * status after saying what is wrong). */
+typedef struct matrix_cmd {
+	const char *name;
+	const char *usage;
+	const struct option *own; /* ends with a zero entry */
+	int (*set)(void *ctx, int id, const char *name, const char *value, const char *place);
+	void *ctx;
+} matrix_cmd;
+
+/* Reads the experiment file (-c), then the command line over it.  Returns
+ * 0, -1 once --help was printed, or the exit status of a usage error. */
+int matrix_parse(const matrix_cmd *cmd, matrix_opts *o, int argc, char **argv);
+
+/* Says that a value is bad, as the shared options do; returns EXIT_USAGE. */
+int matrix_bad_value(const char *cmd, const char *name, const char *place, const char *hint,
+                     const char *value);
+/* "1,2,4" into list: each 1..max, at most MX_MAX_LIST.  0 or -1. */
+int matrix_parse_list(const char *s, unsigned *list, size_t *n, unsigned max);
+
+/* The machine (cores, memory, kernel, cpu, hostname, and the filesystem
+ * named fs) and the build, as JSON objects for rs_matrix; malloc'd, NULL
+ * when out of memory. */
+char *matrix_machine_json(const char *fs);
+char *matrix_build_json(void);
+/* JSON pieces for a command's params object: "key": [1, 2], and
+ * "key": "value" (null for NULL), each followed by ", " when comma. */
+void matrix_json_list(FILE *f, const char *key, const unsigned *v, size_t n, int comma);
+void matrix_json_string(FILE *f, const char *key, const char *v, int comma);
+
+/* Writes the reports the options ask for (-o, --format, the table on
+ * stdout, --plot), then compares with --baseline.  Returns 0, EXIT_FAIL
+ * or EXIT_REGRESSED. */
+int matrix_report(const matrix_cmd *cmd, const matrix_opts *o, const rs_matrix *m);
+
+#endif
