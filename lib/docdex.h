@@ -571,7 +571,7 @@ DX_MUST_CHECK int dx_cache_resident(const char *path, double *fraction, dx_err *
  * The CUDA runtime, loaded at run time with dlopen: docdex never links
  * against CUDA, and works the same without it.  The library is
  * $DOCDEX_CUDART when set, else the first of libcudart.so,
- * libcudart.so.12, libcudart.so.11.0 that loads.
+ * libcudart.so.13, libcudart.so.12, libcudart.so.11.0 that loads.
  */
 typedef struct dx_cuda dx_cuda;
 
