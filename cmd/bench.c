@@ -322,8 +322,8 @@ static int run_cell(const bench_opts *b, const plan *p, const rs_matrix *m, rs_c
 		char need[32], limit[32];
 		c->status = RS_OOM;
 		snprintf(c->reason, sizeof c->reason, "projected %s > limit %s",
-		         cli_bytes((uint64_t)c->projected, need, sizeof need),
-		         cli_bytes(b->mx.mem_limit, limit, sizeof limit));
+		         dx_format_bytes((uint64_t)c->projected, need, sizeof need),
+		         dx_format_bytes(b->mx.mem_limit, limit, sizeof limit));
 		return 0;
 	}
 	workload_opts o = b->mx.wl;

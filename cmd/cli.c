@@ -106,18 +106,6 @@ int cli_parse_size(const char *s, uint64_t *v)
 }
 
 
-const char *cli_bytes(uint64_t n, char *buf, size_t bufsz)
-{
-	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
-	double v = (double)n;
-	int u = 0;
-	while (v >= 1024 && u < 4) {
-		v /= 1024;
-		u++;
-	}
-	snprintf(buf, bufsz, u ? "%.1f %s" : "%.0f %s", v, units[u]);
-	return buf;
-}
 
 void progress_init(progress *p, const char *label, int quiet)
 {
@@ -141,8 +129,8 @@ int progress_update(void *ctx, uint64_t done, uint64_t total)
 	char a[32], b[32], r[32];
 	double pct = total ? 100.0 * (double)done / (double)total : 0;
 	fprintf(stderr, "\r%s %5.1f%%  %s of %s, %s/s ", p->label, pct > 100 ? 100 : pct,
-	        cli_bytes(done, a, sizeof a), cli_bytes(total, b, sizeof b),
-	        cli_bytes((uint64_t)((double)done / (now - p->start)), r, sizeof r));
+	        dx_format_bytes(done, a, sizeof a), dx_format_bytes(total, b, sizeof b),
+	        dx_format_bytes((uint64_t)((double)done / (now - p->start)), r, sizeof r));
 	return 0;
 }
 

@@ -69,7 +69,5 @@ int progress_update(void *ctx, uint64_t done, uint64_t total);
 /* Clears the bar, leaving a last line with the summary when it was shown. */
 void progress_done(progress *p, const char *summary);
 
-/* "1.5 GiB" for a byte count. */
-const char *cli_bytes(uint64_t n, char *buf, size_t bufsz);
 
 #endif

@@ -220,8 +220,8 @@ static int build(const index_args *a, int nfiles, char **files)
 	}
 	char summary[4400], sz[32], isz[32];
 	snprintf(summary, sizeof summary, "indexed %llu records (%s) into %s (%s)",
-	         (unsigned long long)rep.records, cli_bytes(rep.bytes, sz, sizeof sz), out_path,
-	         cli_bytes(rep.index_size, isz, sizeof isz));
+	         (unsigned long long)rep.records, dx_format_bytes(rep.bytes, sz, sizeof sz), out_path,
+	         dx_format_bytes(rep.index_size, isz, sizeof isz));
 	progress_done(&p, summary);
 	/* What was left out is worth a line even without a terminal. */
 	if (rep.warning[0])

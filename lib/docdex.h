@@ -492,6 +492,10 @@ void dx_page_faults(uint64_t *minor, uint64_t *major);
 /* Seconds on a monotonic clock. */
 double dx_now(void);
 
+/* "512 B", "1.5 GiB": a byte count for people, in powers of 1024.
+ * Writes into buf and returns it. */
+const char *dx_format_bytes(uint64_t n, char *buf, size_t bufsz);
+
 typedef struct dx_machine {
 	unsigned cores;       /* online processors */
 	uint64_t mem_total;   /* bytes, /proc/meminfo MemTotal */

@@ -41,23 +41,11 @@ static uint64_t locked_now(void)
 	return (uint64_t)kb * 1024;
 }
 
-static void human(uint64_t n, char *buf, size_t sz)
-{
-	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
-	double v = (double)n;
-	int u = 0;
-	while (v >= 1024 && u < 4) {
-		v /= 1024;
-		u++;
-	}
-	snprintf(buf, sz, u ? "%.1f %s" : "%.0f %s", v, units[u]);
-}
-
 static int over_limit(uint64_t limit, size_t len, dx_err *err)
 {
 	char lim[32], want[32];
-	human(limit, lim, sizeof lim);
-	human(len, want, sizeof want);
+	dx_format_bytes(limit, lim, sizeof lim);
+	dx_format_bytes(len, want, sizeof want);
 	return dx__fail(err, DX_ELIMIT, 0, "", "cannot lock %s: the memory-lock limit is %s "
 	                "(raise it with ulimit -l, or memlock in /etc/security/limits.conf)",
 	                want, lim);

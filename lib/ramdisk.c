@@ -11,7 +11,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,23 +49,6 @@ typedef struct copier {
 	char *buf;            /* for read/write; allocated when first needed */
 } copier;
 
-/* "123 B", "1.5 GiB": for the message of a copy that does not fit. */
-static void human_size(char *out, size_t outsz, uint64_t bytes)
-{
-	static const char *const units[] = { "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
-	if (bytes < 1024) {
-		snprintf(out, outsz, "%" PRIu64 " B", bytes);
-		return;
-	}
-	double v = (double)bytes / 1024;
-	size_t u = 0;
-	/* 1023.95 and above would print as "1024.0": go to the next unit. */
-	while (v >= 1023.95 && u + 1 < sizeof units / sizeof *units) {
-		v /= 1024;
-		u++;
-	}
-	snprintf(out, outsz, "%.1f %s", v, units[u]);
-}
 
 static int remove_entry(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
 {
@@ -331,8 +313,8 @@ dx_ramdisk *dx_ramdisk_copy(const char *index_path, const char *dir, dx_progress
 	uint64_t avail = (uint64_t)sv.f_bavail * (uint64_t)sv.f_frsize;
 	if (avail < need) {
 		char n1[32], n2[32];
-		human_size(n1, sizeof n1, need);
-		human_size(n2, sizeof n2, avail);
+		dx_format_bytes(need, n1, sizeof n1);
+		dx_format_bytes(avail, n2, sizeof n2);
 		dx__fail(err, DX_ELIMIT, 0, dir, "not enough room on the RAM filesystem: %s needed, %s free",
 		         n1, n2);
 		goto out;
