@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "err.h"
+#include "fileutil.h"
 #include "tempcorpus.h"
 
 int tempcorpus_parse(const char *spec, dx_synth_opts *o)
@@ -66,21 +67,13 @@ typedef struct sink {
 static int sink_write(void *ctx, const void *buf, size_t len)
 {
 	sink *s = ctx;
-	const char *p = buf;
 	if (s->gz) {
 		if (len && gzwrite(s->gz, buf, (unsigned)len) != (int)len) {
 			errno = EIO;
 			return -1;
 		}
-	} else {
-		for (size_t off = 0; off < len;) {
-			ssize_t w = write(s->fd, p + off, len - off);
-			if (w < 0 && errno == EINTR)
-				continue;
-			if (w < 0)
-				return -1;
-			off += (size_t)w;
-		}
+	} else if (dx__write_full(s->fd, buf, len) < 0) {
+		return -1;
 	}
 	s->done += len;
 	if (s->progress && s->done - s->told >= (4u << 20)) {

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "fileutil.h"
 #include "workers.h"
 
 typedef struct child {
@@ -26,20 +27,6 @@ typedef struct child {
 	int ready, done;
 } child;
 
-static int write_all(int fd, const void *p, size_t n)
-{
-	const char *c = p;
-	while (n) {
-		ssize_t w = write(fd, c, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		c += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
 
 static int read_all(int fd, void *p, size_t n)
 {
@@ -63,7 +50,7 @@ static int child_ready(void *ctx)
 {
 	struct child_pipes *s = ctx;
 	char go = 0;
-	if (write_all(s->res, "R", 1) < 0 || read_all(s->ctl, &go, 1) < 0)
+	if (dx__write_full(s->res, "R", 1) < 0 || read_all(s->ctl, &go, 1) < 0)
 		return -1;
 	return go == 'G' ? 0 : -1;
 }
@@ -74,7 +61,7 @@ static void child_done(void *ctx, const worker_result *r)
 {
 	struct child_pipes *s = ctx;
 	char c;
-	if (write_all(s->res, "D", 1) < 0 || write_all(s->res, r, sizeof *r) < 0)
+	if (dx__write_full(s->res, "D", 1) < 0 || dx__write_full(s->res, r, sizeof *r) < 0)
 		_exit(1);
 	while (read(s->ctl, &c, 1) > 0)
 		;
@@ -243,7 +230,7 @@ int workers_run(const workload_opts *o, unsigned n, workers_result *res, char *w
 	if ((rc = wait_for(ch, n, 'R', res, why, whysz)) != WORKERS_OK)
 		goto out;
 	for (unsigned i = 0; i < n; i++)
-		if (write_all(ch[i].ctl, "G", 1) < 0) {
+		if (dx__write_full(ch[i].ctl, "G", 1) < 0) {
 			snprintf(why, whysz, "worker %u died", i);
 			rc = WORKERS_FAILED;
 			goto out;
