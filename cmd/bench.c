@@ -136,7 +136,7 @@ static const char *const synthetic_default = "passages:50000";
 /* Reads what a cell needs to know of an index, and which strategies it
  * serves, then closes it: the parent keeps nothing mapped, so the workers'
  * PSS divides shared pages among the workers alone. */
-static int inspect(plan *p, const char *index, int only, dx_err *err)
+static int inspect(plan *p, const char *index, dx_err *err)
 {
 	dx_corpus *c = dx_corpus_open(index, err);
 	if (!c)
@@ -144,22 +144,25 @@ static int inspect(plan *p, const char *index, int only, dx_err *err)
 	dx_index *ix = dx_corpus_index(c);
 	dx_index_info info;
 	dx_index_get_info(ix, &info);
-	if (only == 0 || only == DX_LOAD_MMAP) {
+	/* The corpus's size from the first index, the plain one. */
+	if (!p->index_for[DX_LOAD_MEMORY]) {
 		p->records = info.records;
-		p->usize = 0;
 		for (uint32_t i = 0; i < info.sources; i++) {
 			dx_source_info si;
 			if (dx_index_get_source(ix, i, &si) == 0)
 				p->usize += si.usize;
 		}
 	}
+	/* Each strategy takes the first index it applies to; one that applies
+	 * to none keeps the reason it gave the first. */
 	for (int s = DX_LOAD_MEMORY; s <= DX_LOAD_LAST; s++) {
 		const char *why = NULL;
-		if (only && s != only && !(only == DX_LOAD_MMAP && s <= DX_LOAD_MMAP))
+		int applies = dx_loader_applies(s, c, &why);
+		if (p->index_for[s] && (!p->skip_why[s] || !applies))
 			continue;
 		p->index_for[s] = index;
 		p->index_size[s] = info.file_size;
-		p->skip_why[s] = dx_loader_applies(s, c, &why) ? NULL : why;
+		p->skip_why[s] = applies ? NULL : why;
 	}
 	dx_corpus_close(c);
 	return 0;
@@ -184,9 +187,9 @@ static int prepare(bench_opts *b, plan *p, tempcorpus *t, progress *pr, dx_err *
 			b->mx.wl.qrels = t->qrels;
 			b->mx.wl.run = t->run;
 		}
-		if ((rc = inspect(p, p->index[0], DX_LOAD_MMAP, err)) < 0 ||
-		    (rc = inspect(p, p->index[1], DX_LOAD_GZIP, err)) < 0 ||
-		    (rc = inspect(p, p->index[2], DX_LOAD_BGZF, err)) < 0)
+		if ((rc = inspect(p, p->index[0], err)) < 0 ||
+		    (rc = inspect(p, p->index[1], err)) < 0 ||
+		    (rc = inspect(p, p->index[2], err)) < 0)
 			return rc;
 		dx_fs_type(t->dir, p->fs, sizeof p->fs);
 		return 0;
@@ -211,7 +214,7 @@ static int prepare(bench_opts *b, plan *p, tempcorpus *t, progress *pr, dx_err *
 		if (rc < 0)
 			return rc;
 	}
-	if ((rc = inspect(p, p->index[0], 0, err)) < 0)
+	if ((rc = inspect(p, p->index[0], err)) < 0)
 		return rc;
 	dx_fs_type(b->mx.corpus, p->fs, sizeof p->fs);
 	return 0;
