@@ -25,7 +25,7 @@ typedef struct thread_ctx {
 	/* results */
 	int failed;
 	dx_err err;
-	uint64_t samples, docs, bytes, batches, private_bytes;
+	uint64_t samples, docs, bytes;
 	double elapsed;
 	uint64_t hist[HIST_BUCKETS];
 } thread_ctx;
@@ -201,7 +201,6 @@ static void *thread_main(void *arg)
 		t->failed = dx__fail(&t->err, DX_EINVAL, 0, o->corpus, "the corpus is empty") < 0;
 	if (!gate_pass(t->gate) || t->failed)
 		goto out;
-	t->private_bytes = dx_loader_private_bytes(l);
 
 	/* Batches until the warm-up is over are not counted; the measured
 	 * part starts after the first batch that ends past it. */
@@ -242,7 +241,6 @@ static void *thread_main(void *arg)
 			end = now + o->duration;
 			continue;
 		}
-		t->batches++;
 		t->samples += o->batch;
 		t->docs += ndocs;
 		t->bytes += batch.len;
@@ -321,8 +319,6 @@ void workload_run(const workload_opts *o, unsigned rank, unsigned world, double 
 		r->samples += t[i].samples;
 		r->docs += t[i].docs;
 		r->bytes += t[i].bytes;
-		r->batches += t[i].batches;
-		r->private_bytes += t[i].private_bytes;
 		if (t[i].elapsed > r->elapsed_s)
 			r->elapsed_s = t[i].elapsed;
 		for (unsigned k = 0; k < HIST_BUCKETS; k++)
@@ -331,8 +327,6 @@ void workload_run(const workload_opts *o, unsigned rank, unsigned world, double 
 	r->ok = !r->msg[0] && !abort_run;
 	if (!r->ok && !r->msg[0])
 		snprintf(r->msg, sizeof r->msg, "stopped before it was measured");
-	if (shared)
-		r->private_bytes += dx_loader_private_bytes(shared);
 	dx_page_faults(&r->minor_faults, &r->major_faults);
 	hooks->done(hooks->ctx, r);
 	gate_open(&release, 0);

@@ -39,9 +39,8 @@ typedef struct worker_result {
 	double setup_s;           /* from the start of the process to the
 	                             moment every thread could serve */
 	double elapsed_s;         /* of the measured part */
-	uint64_t samples, docs, bytes, batches;
+	uint64_t samples, docs, bytes;
 	uint64_t minor_faults, major_faults; /* over the process's life */
-	uint64_t private_bytes;   /* the loaders' own tables */
 	uint64_t hist[HIST_BUCKETS];
 } worker_result;
 

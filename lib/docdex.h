@@ -464,10 +464,6 @@ DX_MUST_CHECK dx_loader *dx_loader_open(int strategy, dx_corpus *c, const dx_loa
 DX_MUST_CHECK int dx_loader_get(dx_loader *l, const uint64_t *pos, size_t n, dx_record *recs,
                                 dx_err *err);
 
-/* Heap bytes the loader holds of its own (its copy of the corpus, its
- * tables), 0 for one that shares. */
-uint64_t dx_loader_private_bytes(const dx_loader *l);
-
 void dx_loader_close(dx_loader *l);
 
 /* ---- measurement ---------------------------------------------------------- */

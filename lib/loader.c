@@ -408,13 +408,6 @@ int dx_loader_get(dx_loader *l, const uint64_t *pos, size_t n, dx_record *recs, 
 	return 0;
 }
 
-uint64_t dx_loader_private_bytes(const dx_loader *l)
-{
-	if (!l->owns_map)
-		return 0;
-	const idmap *m = l->map;
-	return m->bytes.cap + m->ids.cap + m->cap * sizeof *m->e + (m->mask + 1) * sizeof *m->slot;
-}
 
 void dx_loader_close(dx_loader *l)
 {
