@@ -15,7 +15,7 @@
 #include "cli.h"
 #include "matrix.h"
 #include "results.h"
-#include "tempcorpus.h"
+#include "figures.h"
 #include "workers.h"
 
 static const char usage[] =
@@ -122,37 +122,23 @@ static int set_own(void *ctx, int id, const char *name, const char *v, const cha
 
 /* What the cells run on: for each strategy, the index it opens. */
 typedef struct plan {
-	char index[3][2 * TC_PATH + 16]; /* plain (or the user's), gzip, bgzf copies */
+	matrix_corpus mc;         /* the plain index, or the user's */
+	char index[2][2 * TC_PATH + 16]; /* a generated corpus's gzip and bgzf copies */
 	const char *index_for[DX_LOAD_LAST + 1];
 	const char *skip_why[DX_LOAD_LAST + 1]; /* NULL when the strategy applies */
 	uint64_t index_size[DX_LOAD_LAST + 1]; /* of the index each opens */
-	char corpus_label[TC_PATH];
-	uint64_t records, usize;
-	char fs[64];
 } plan;
 
-static const char *const synthetic_default = "passages:50000";
-
-/* Reads what a cell needs to know of an index, and which strategies it
- * serves, then closes it: the parent keeps nothing mapped, so the workers'
- * PSS divides shared pages among the workers alone. */
+/* Which strategies an index serves; the corpus is closed again, so that
+ * the parent keeps nothing mapped and the workers' PSS divides shared
+ * pages among the workers alone. */
 static int inspect(plan *p, const char *index, dx_err *err)
 {
 	dx_corpus *c = dx_corpus_open(index, err);
 	if (!c)
 		return err->code;
-	dx_index *ix = dx_corpus_index(c);
 	dx_index_info info;
-	dx_index_get_info(ix, &info);
-	/* The corpus's size from the first index, the plain one. */
-	if (!p->index_for[DX_LOAD_MEMORY]) {
-		p->records = info.records;
-		for (uint32_t i = 0; i < info.sources; i++) {
-			dx_source_info si;
-			if (dx_index_get_source(ix, i, &si) == 0)
-				p->usize += si.usize;
-		}
-	}
+	dx_index_get_info(dx_corpus_index(c), &info);
 	/* Each strategy takes the first index it applies to; one that applies
 	 * to none keeps the reason it gave the first. */
 	for (int s = DX_LOAD_MEMORY; s <= DX_LOAD_LAST; s++) {
@@ -168,55 +154,19 @@ static int inspect(plan *p, const char *index, dx_err *err)
 	return 0;
 }
 
-static int prepare(bench_opts *b, plan *p, tempcorpus *t, progress *pr, dx_err *err)
+static int prepare(bench_opts *b, plan *p, dx_err *err)
 {
 	int rc;
-	if (!b->mx.corpus) {
-		dx_synth_opts so;
-		const char *spec = b->mx.synthetic ? b->mx.synthetic : synthetic_default;
-		tempcorpus_parse(spec, &so);
-		if ((rc = tempcorpus_mkdir(t, b->mx.tmpdir, err)) < 0 ||
-		    (rc = tempcorpus_make(t, &so, progress_update, pr, err)) < 0)
-			return rc;
-		snprintf(p->corpus_label, sizeof p->corpus_label, "synthetic %s", spec);
-		snprintf(p->index[0], sizeof p->index[0], "%s.ddx", t->plain);
-		snprintf(p->index[1], sizeof p->index[1], "%s.ddx", t->gzip);
-		snprintf(p->index[2], sizeof p->index[2], "%s.ddx", t->bgzf);
-		if (!b->mx.wl.qrels) {
-			b->mx.wl.queries = t->queries;
-			b->mx.wl.qrels = t->qrels;
-			b->mx.wl.run = t->run;
-		}
-		if ((rc = inspect(p, p->index[0], err)) < 0 ||
-		    (rc = inspect(p, p->index[1], err)) < 0 ||
-		    (rc = inspect(p, p->index[2], err)) < 0)
-			return rc;
-		dx_fs_type(t->dir, p->fs, sizeof p->fs);
+	if ((rc = matrix_corpus_prepare(&b->mx, &p->mc, err)) < 0 ||
+	    (rc = inspect(p, p->mc.index, err)) < 0)
+		return rc;
+	if (b->mx.corpus)
 		return 0;
-	}
-	snprintf(p->corpus_label, sizeof p->corpus_label, "%s", b->mx.corpus);
-	if ((rc = dx_index_path_for(b->mx.corpus, p->index[0], sizeof p->index[0], err)) < 0)
+	/* A generated corpus has gzip and BGZF copies for those strategies. */
+	snprintf(p->index[0], sizeof p->index[0], "%s.ddx", p->mc.t.gzip);
+	snprintf(p->index[1], sizeof p->index[1], "%s.ddx", p->mc.t.bgzf);
+	if ((rc = inspect(p, p->index[0], err)) < 0 || (rc = inspect(p, p->index[1], err)) < 0)
 		return rc;
-	if (access(p->index[0], F_OK) < 0 && errno == ENOENT) {
-		/* No index beside the corpus: one in the temporary directory,
-		 * so that a corpus on read-only storage can be measured too. */
-		char *copy = strdup(b->mx.corpus);
-		if (!copy)
-			return err->code = DX_ENOMEM;
-		if ((rc = tempcorpus_mkdir(t, b->mx.tmpdir, err)) == 0) {
-			snprintf(p->index[0], sizeof p->index[0], "%s/%s.ddx", t->dir, basename(copy));
-			dx_build_opts bo = { .progress = progress_update, .progress_ctx = pr };
-			dx_build_report rep;
-			const char *files[] = { b->mx.corpus };
-			rc = dx_index_build(files, 1, p->index[0], &bo, &rep, err);
-		}
-		free(copy);
-		if (rc < 0)
-			return rc;
-	}
-	if ((rc = inspect(p, p->index[0], err)) < 0)
-		return rc;
-	dx_fs_type(b->mx.corpus, p->fs, sizeof p->fs);
 	return 0;
 }
 
@@ -228,26 +178,6 @@ static const rs_dim dims[] = {
 	{ "threads", "t", 1 },
 };
 
-enum {
-	M_SAMPLES, M_DOCS, M_MB, M_P50, M_P95, M_P99, M_SETUP, M_PSS, M_USS, M_RSS, M_MINFLT,
-	M_MAJFLT, NMETRICS
-};
-
-static const rs_metric metrics[NMETRICS] = {
-	[M_SAMPLES] = { "samples_per_s", "samples/s", "1/s", RS_HIGHER, 1, 1 },
-	[M_DOCS] = { "docs_per_s", "docs/s", "1/s", RS_HIGHER, 0, 0 },
-	[M_MB] = { "mb_per_s", "MB/s", "MB/s", RS_HIGHER, 0, 1 },
-	[M_P50] = { "latency_p50_ms", "p50 ms", "ms", RS_LOWER, 0, 3 },
-	[M_P95] = { "latency_p95_ms", "p95 ms", "ms", RS_LOWER, 0, 3 },
-	[M_P99] = { "latency_p99_ms", "p99 ms", "ms", RS_LOWER, 0, 3 },
-	[M_SETUP] = { "setup_s", "setup s", "s", RS_LOWER, 0, 2 },
-	[M_PSS] = { "pss_mib", "PSS MiB", "MiB", RS_LOWER, 1, 1 },
-	[M_USS] = { "uss_per_worker_mib", "USS/w MiB", "MiB", RS_LOWER, 0, 1 },
-	[M_RSS] = { "rss_per_worker_mib", "RSS/w MiB", "MiB", RS_LOWER, 0, 1 },
-	[M_MINFLT] = { "minor_faults", "minflt", "", RS_LOWER, 0, 0 },
-	[M_MAJFLT] = { "major_faults", "majflt", "", RS_LOWER, 0, 0 },
-};
-
 /* The memory a cell's workers would hold privately, for --mem-limit: a
  * memory worker holds the corpus and its table (an entry, two hash slots
  * and the id: 64 bytes a record), a stdio loader its table; the index
@@ -255,57 +185,17 @@ static const rs_metric metrics[NMETRICS] = {
  * batch twice (the records read, and the copy the trainer gets). */
 static double projected(const bench_opts *b, const plan *p, int strategy, unsigned w, unsigned t)
 {
-	double per_record = 64, records = (double)p->records;
-	double mean = records > 0 ? (double)p->usize / records : 0;
+	double per_record = 64, records = (double)p->mc.records;
+	double mean = records > 0 ? (double)p->mc.usize / records : 0;
 	double batch = 2 * mean * b->mx.wl.batch * workload_docs_per_sample(&b->mx.wl);
 	switch (strategy) {
 	case DX_LOAD_MEMORY:
-		return w * ((double)p->usize + per_record * records + t * batch);
+		return w * ((double)p->mc.usize + per_record * records + t * batch);
 	case DX_LOAD_STDIO:
 		return (double)w * t * (per_record * records + batch);
 	default:
 		return (double)p->index_size[strategy] + (double)w * t * batch;
 	}
-}
-
-/* One repetition's figures from what the workers sent. */
-static void figures(const workers_result *res, double *row)
-{
-	uint64_t hist[HIST_BUCKETS] = { 0 };
-	double mib = 1024.0 * 1024.0;
-	memset(row, 0, NMETRICS * sizeof *row);
-	for (unsigned i = 0; i < res->n; i++) {
-		const worker_result *w = &res->w[i];
-		double secs = w->elapsed_s > 0 ? w->elapsed_s : 1e-9;
-		row[M_SAMPLES] += (double)w->samples / secs;
-		row[M_DOCS] += (double)w->docs / secs;
-		row[M_MB] += (double)w->bytes / secs / 1e6;
-		if (w->setup_s > row[M_SETUP])
-			row[M_SETUP] = w->setup_s;
-		row[M_PSS] += (double)res->mem[i].pss / mib;
-		row[M_USS] += (double)res->mem[i].uss / mib / res->n;
-		row[M_RSS] += (double)res->mem[i].rss / mib / res->n;
-		row[M_MINFLT] += (double)w->minor_faults;
-		row[M_MAJFLT] += (double)w->major_faults;
-		for (unsigned k = 0; k < HIST_BUCKETS; k++)
-			hist[k] += w->hist[k];
-	}
-	row[M_P50] = hist_quantile(hist, 0.50) * 1e3;
-	row[M_P95] = hist_quantile(hist, 0.95) * 1e3;
-	row[M_P99] = hist_quantile(hist, 0.99) * 1e3;
-}
-
-/* A line on a terminal saying which cell runs, redrawn in place. */
-static void show_progress(const bench_opts *b, size_t i, size_t n, const char *key, unsigned r)
-{
-	if (b->mx.quiet || !isatty(STDERR_FILENO))
-		return;
-	if (!key)
-		fprintf(stderr, "\r\033[K");
-	else
-		fprintf(stderr, "\r\033[Kdocdex bench: cell %zu/%zu %s, repetition %u/%u", i + 1, n,
-		        key, r + 1, b->mx.repeat);
-	fflush(stderr);
 }
 
 /* Runs every repetition of a cell; returns EXIT_INTERRUPTED or 0. */
@@ -333,14 +223,14 @@ static int run_cell(const bench_opts *b, const plan *p, const rs_matrix *m, rs_c
 	o.corpus = p->index_for[strategy];
 	o.strategy = strategy;
 	o.threads = t;
-	if (!(c->rep = calloc((size_t)b->mx.repeat * NMETRICS, sizeof *c->rep))) {
+	if (!(c->rep = calloc((size_t)b->mx.repeat * FG_COUNT, sizeof *c->rep))) {
 		c->status = RS_FAILED;
 		snprintf(c->reason, sizeof c->reason, "out of memory");
 		return 0;
 	}
 	for (unsigned r = 0; r < b->mx.repeat; r++) {
 		workers_result res;
-		show_progress(b, i, m->ncells, key, r);
+		matrix_progress("bench", &b->mx, i, m->ncells, key, r);
 		int rc = workers_run(&o, w, &res, c->reason, sizeof c->reason);
 		if (rc == WORKERS_INTERRUPTED)
 			return EXIT_INTERRUPTED;
@@ -349,7 +239,7 @@ static int run_cell(const bench_opts *b, const plan *p, const rs_matrix *m, rs_c
 			c->nreps = 0;
 			return 0;
 		}
-		figures(&res, c->rep + (size_t)r * NMETRICS);
+		figures_of(&res, c->rep + (size_t)r * FG_COUNT);
 		c->nreps++;
 		workers_result_free(&res);
 	}
@@ -366,38 +256,17 @@ typedef struct meta {
 	char (*labels)[2][16];    /* each cell's workers and threads, as text */
 } meta;
 
-static int render_meta(const bench_opts *b, const plan *p, const tempcorpus *t, meta *mt)
+static int render_meta(const bench_opts *b, const plan *p, meta *mt)
 {
-	static const char *const kinds[] = { [WL_TRIPLES] = "triples", [WL_RANDOM] = "random",
-	                                     [WL_SCAN] = "scan" };
-	const matrix_opts *o = &b->mx;
-	const workload_opts *w = &o->wl;
-	int own = t->dir[0] != '\0' && w->qrels == t->qrels;
-	int triples = w->kind == WL_TRIPLES;
 	size_t len;
-	if (!(mt->machine = matrix_machine_json(p->fs)) || !(mt->build = matrix_build_json()))
+	if (!(mt->machine = matrix_machine_json(p->mc.fs)) || !(mt->build = matrix_build_json()))
 		return -1;
 	FILE *f = open_memstream(&mt->params, &len);
 	if (!f)
 		return -1;
 	fputc('{', f);
-	matrix_json_string(f, "corpus", p->corpus_label, 1);
-	fprintf(f, "\"records\": %llu, \"corpus_bytes\": %llu, \"index_bytes\": %llu, ",
-	        (unsigned long long)p->records, (unsigned long long)p->usize,
-	        (unsigned long long)p->index_size[DX_LOAD_MMAP]);
-	fprintf(f, "\"workload\": \"%s\", \"batch\": %u, \"negatives\": %u, ", kinds[w->kind],
-	        w->batch, w->negatives);
-	/* The inputs of the triples, when it draws them. */
-	matrix_json_string(f, "queries", !triples ? NULL : own ? "synthetic" : w->queries, 1);
-	matrix_json_string(f, "qrels", !triples ? NULL : own ? "synthetic" : w->qrels, 1);
-	matrix_json_string(f, "run", !triples ? NULL : own ? "synthetic" : w->run, 1);
-	fprintf(f, "\"depth\": %u, \"seed\": %llu, ", w->depth, (unsigned long long)w->seed);
-	matrix_json_list(f, "workers", o->workers, o->nworkers, 1);
-	matrix_json_list(f, "threads", o->threads, o->nthreads, 1);
-	fprintf(f, "\"duration_s\": %g, \"samples\": %llu, \"warmup_s\": %g, \"repeat\": %u, "
-	           "\"mem_limit_bytes\": %llu}",
-	        w->duration, (unsigned long long)w->samples, w->warmup, o->repeat,
-	        (unsigned long long)o->mem_limit);
+	matrix_json_params(f, &b->mx, &p->mc);
+	fputc('}', f);
 	return fclose(f);
 }
 
@@ -410,19 +279,12 @@ static void free_cells(rs_matrix *m)
 
 /* Runs the matrix: the corpus first (generated, or indexed when it has no
  * index), then every cell.  Returns 0, or the exit status of a failure. */
-static int measure(bench_opts *b, rs_matrix *m, plan *p, tempcorpus *t, meta *mt)
+static int measure(bench_opts *b, rs_matrix *m, plan *p, meta *mt)
 {
 	dx_err err = { 0 };
-	progress pr;
-	if (!b->mx.mem_limit) {
-		dx_machine mc;
-		dx_machine_info(&mc);
-		b->mx.mem_limit = mc.mem_available ? mc.mem_available : UINT64_MAX;
-	}
+	matrix_default_mem_limit(&b->mx);
 	cli_catch_signals();
-	progress_init(&pr, b->mx.corpus ? "indexing" : "generating", b->mx.quiet);
-	int rc = prepare(b, p, t, &pr, &err);
-	progress_done(&pr, NULL);
+	int rc = prepare(b, p, &err);
 	if (rc < 0)
 		return cli_lib_failure("bench", rc, &err);
 	if (!b->nstrategies)
@@ -450,13 +312,13 @@ static int measure(bench_opts *b, rs_matrix *m, plan *p, tempcorpus *t, meta *mt
 				c->dim[2] = mt->labels[i][1];
 				if (run_cell(b, p, m, c, b->strategy[si], b->mx.workers[wi], b->mx.threads[ti],
 				             i) != 0) {
-					show_progress(b, 0, 0, NULL, 0);
+					matrix_progress("bench", &b->mx, 0, 0, NULL, 0);
 					cli_error("bench", "interrupted", NULL);
 					return EXIT_INTERRUPTED;
 				}
 			}
-	show_progress(b, 0, 0, NULL, 0);
-	if (render_meta(b, p, t, mt) < 0) {
+	matrix_progress("bench", &b->mx, 0, 0, NULL, 0);
+	if (render_meta(b, p, mt) < 0) {
 		cli_error("bench", "out of memory", NULL);
 		return EXIT_FAIL;
 	}
@@ -470,12 +332,11 @@ int cmd_bench(int argc, char **argv)
 {
 	bench_opts b = { 0 };
 	const matrix_cmd cmd = { "bench", usage, own_options, set_own, &b };
-	tempcorpus t = { 0 };
 	plan p = { 0 };
 	meta mt = { 0 };
-	rs_matrix m = { .command = "bench", .dims = dims, .ndims = 3, .metrics = metrics,
-	                .nmetrics = NMETRICS, .primary = M_SAMPLES, .group_dim = 1, .x_dim = 1,
-	                .plot_metrics = { M_SAMPLES, M_PSS } };
+	rs_matrix m = { .command = "bench", .dims = dims, .ndims = 3, .metrics = figures_metrics,
+	                .nmetrics = FG_COUNT, .primary = FG_SAMPLES, .group_dim = 1, .x_dim = 1,
+	                .plot_metrics = { FG_SAMPLES, FG_PSS } };
 	dx_err err = { 0 };
 	matrix_opts_init(&b.mx);
 	int rc = matrix_parse(&cmd, &b.mx, argc, argv);
@@ -488,12 +349,12 @@ int cmd_bench(int argc, char **argv)
 			rc = cli_lib_failure("bench", err.code, &err);
 			goto out;
 		}
-	} else if ((rc = measure(&b, &m, &p, &t, &mt)) != 0) {
+	} else if ((rc = measure(&b, &m, &p, &mt)) != 0) {
 		goto out;
 	}
 	rc = matrix_report(&cmd, &b.mx, &m);
 out:
-	tempcorpus_remove(&t);
+	matrix_corpus_remove(&p.mc);
 	if (b.mx.from)
 		rs_free_report(&m);
 	else

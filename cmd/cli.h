@@ -23,6 +23,7 @@ int cmd_index(int argc, char **argv);
 int cmd_get(int argc, char **argv);
 int cmd_sample(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+int cmd_pin_test(int argc, char **argv);
 
 /* "docdex CMD: what: 'subject'" (the subject only when there is one). */
 void cli_error(const char *cmd, const char *what, const char *subject)

@@ -31,12 +31,6 @@ int cli_interrupted(void)
 	return interrupted;
 }
 
-static int not_yet(int argc, char **argv)
-{
-	(void)argc;
-	cli_error(argv[0], "not yet implemented", NULL);
-	return EXIT_FAIL;
-}
 
 static const struct subcommand {
 	const char *name;
@@ -47,7 +41,7 @@ static const struct subcommand {
 	{ "get", cmd_get, "print documents by id, by position or at random" },
 	{ "sample", cmd_sample, "training triples from queries, qrels and runs" },
 	{ "bench", cmd_bench, "throughput and memory of the loading strategies" },
-	{ "pin-test", not_yet, "memory pinning, workers and RAMDISK placement (not yet implemented)" },
+	{ "pin-test", cmd_pin_test, "what pinned memory, workers and a RAM disk do for loading" },
 };
 
 #define NCOMMANDS (sizeof commands / sizeof *commands)

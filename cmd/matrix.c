@@ -413,6 +413,15 @@ void matrix_json_string(FILE *f, const char *key, const char *v, int comma)
 	fputs(comma ? ", " : "", f);
 }
 
+void matrix_default_mem_limit(matrix_opts *o)
+{
+	if (!o->mem_limit) {
+		dx_meminfo mi;
+		dx_meminfo_read(&mi);
+		o->mem_limit = mi.available ? mi.available : UINT64_MAX;
+	}
+}
+
 char *matrix_machine_json(const char *fs)
 {
 	char *text = NULL;

@@ -13,6 +13,7 @@
 
 #include "docdex.h"
 #include "results.h"
+#include "tempcorpus.h"
 #include "workload.h"
 
 enum { MX_MAX_LIST = 64, MX_MAX_WORKERS = 1024 };
@@ -86,6 +87,37 @@ char *matrix_build_json(void);
  * "key": "value" (null for NULL), each followed by ", " when comma. */
 void matrix_json_list(FILE *f, const char *key, const unsigned *v, size_t n, int comma);
 void matrix_json_string(FILE *f, const char *key, const char *v, int comma);
+
+/* Sets o->mem_limit, when not given, to the machine's available memory. */
+void matrix_default_mem_limit(matrix_opts *o);
+
+/* The corpus the cells run on (matrix_corpus.c). */
+typedef struct matrix_corpus {
+	tempcorpus t;             /* what was generated or built for it */
+	char index[2 * TC_PATH + 16]; /* the index the cells open (of the
+	                             plain file, for a generated corpus) */
+	char label[TC_PATH];      /* "synthetic passages:50000", or its path */
+	char fs[64];              /* the filesystem it is on */
+	uint64_t records, usize, index_bytes;
+} matrix_corpus;
+
+/* The corpus o names, and its index, built in a temporary directory when
+ * it has none; without one, the synthetic corpus (--synthetic) generated
+ * there, whose queries, qrels and run the workload takes unless it was
+ * given its own.  A progress bar on a terminal; SIGINT and SIGTERM cancel.
+ * Returns 0 or a DX_E* code with err filled. */
+int matrix_corpus_prepare(matrix_opts *o, matrix_corpus *mc, dx_err *err);
+/* Removes what prepare made; safe to call more than once. */
+void matrix_corpus_remove(matrix_corpus *mc);
+
+/* The params members bench and pin-test share (the corpus, the workload,
+ * workers, threads, durations), without braces or a last comma. */
+void matrix_json_params(FILE *f, const matrix_opts *o, const matrix_corpus *mc);
+
+/* On a terminal, a line on stderr saying which cell and repetition runs,
+ * redrawn in place; key NULL clears it. */
+void matrix_progress(const char *cmd, const matrix_opts *o, size_t i, size_t n, const char *key,
+                     unsigned r);
 
 /* Writes the reports the options ask for (-o, --format, the table on
  * stdout, --plot), then compares with --baseline.  Returns 0, EXIT_FAIL

@@ -579,6 +579,7 @@ int rs_read_report(rs_matrix *m, const char *path, dx_err *err)
 	m->machine_json = keep_raw(k, member(doc, end, "machine"), end);
 	m->build_json = keep_raw(k, member(doc, end, "build"), end);
 	m->params_json = keep_raw(k, member(doc, end, "params"), end);
+	m->environment_json = keep_raw(k, member(doc, end, "environment"), end);
 	const char *cells = member(doc, end, "cells");
 	long n = each_element(cells, end, NULL, NULL);
 	if (n > 0 && !(m->cells = calloc((size_t)n, sizeof *m->cells))) {
@@ -591,6 +592,22 @@ int rs_read_report(rs_matrix *m, const char *path, dx_err *err)
 out:
 	dx__buf_free(&text);
 	return rc;
+}
+
+int rs_json_get(const char *obj, const char *key, char *buf, size_t bufsz)
+{
+	const char *end = obj ? obj + strlen(obj) : NULL;
+	const char *v = member(obj, end, key);
+	if (!v)
+		return -1;
+	if (*v == '"')
+		return get_string(v, end, buf, bufsz);
+	const char *e = value_end(v, end, 0);
+	if (!e || *v == '{' || *v == '[' || (size_t)(e - v) >= bufsz)
+		return -1;
+	memcpy(buf, v, (size_t)(e - v));
+	buf[e - v] = '\0';
+	return 0;
 }
 
 void rs_free_report(rs_matrix *m)

@@ -405,6 +405,8 @@ static int layout_init(layout *L, const rs_matrix *m, int markdown)
 		L->cols[n++] = (col){ COL_DIM, j, dim_label(&m->dims[j]), m->dims[j].numeric, 0 };
 	L->first_figure = n;
 	for (size_t k = 0; k < m->nmetrics; k++) {
+		if (m->metrics[k].hide && k != m->primary)
+			continue;
 		L->cols[n++] = (col){ COL_METRIC, k, metric_label(&m->metrics[k]), 1, 0 };
 		if (k == m->primary && spread)
 			L->cols[n++] = (col){ COL_SPREAD, k, "\u00b1", 1, 0 };
@@ -471,6 +473,8 @@ int rs_write_table(const rs_matrix *m, FILE *f)
 	errno = 0;
 	if (layout_init(&L, m, 0) < 0)
 		return -1;
+	if (m->preamble)
+		fprintf(f, "%s\n", m->preamble);
 	/* The mark's column, one character wide, then the headings. */
 	put_pad(&l, 1);
 	for (size_t c = 0; c < L.ncols; c++) {
@@ -500,6 +504,8 @@ int rs_write_table(const rs_matrix *m, FILE *f)
 		fastest_words(m, words, sizeof words);
 		fprintf(f, "* %s\n", words);
 	}
+	if (m->epilogue)
+		fprintf(f, "\n%s", m->epilogue);
 	layout_free(&L);
 	return finish(&L.v, f);
 }
@@ -538,6 +544,10 @@ int rs_write_markdown(const rs_matrix *m, FILE *f)
 	errno = 0;
 	if (layout_init(&L, m, 1) < 0)
 		return -1;
+	/* The text around the table is laid out for a terminal: kept as it
+	 * is in a fenced block. */
+	if (m->preamble)
+		fprintf(f, "```\n%s```\n\n", m->preamble);
 	/* What went wrong gets a last column, only when something did. */
 	for (size_t i = 0; i < m->ncells && L.v.any_failed; i++)
 		if (m->cells[i].status != RS_OK) {
@@ -587,6 +597,8 @@ int rs_write_markdown(const rs_matrix *m, FILE *f)
 		/* A blank line first, or it would be read as a row. */
 		fprintf(f, "\n**Bold**: %s.\n", words);
 	}
+	if (m->epilogue)
+		fprintf(f, "\n```\n%s```\n", m->epilogue);
 	layout_free(&L);
 	return finish(&L.v, f);
 }
@@ -821,6 +833,10 @@ int rs_write_json(const rs_matrix *m, FILE *f)
 	json_raw(f, m->build_json);
 	fputs(",\n  \"machine\": ", f);
 	json_raw(f, m->machine_json);
+	if (m->environment_json) {
+		fputs(",\n  \"environment\": ", f);
+		json_raw(f, m->environment_json);
+	}
 	fputs(",\n  \"params\": ", f);
 	json_raw(f, m->params_json);
 	fputs(",\n  \"metrics\": [", f);
@@ -840,7 +856,12 @@ int rs_write_json(const rs_matrix *m, FILE *f)
 		fputs(i ? ",\n" : "\n", f);
 		json_cell(&v, i, f);
 	}
-	fputs(m->ncells ? "\n  ]\n}\n" : "]\n}\n", f);
+	fputs(m->ncells ? "\n  ]" : "]", f);
+	if (m->summary_json) {
+		fputs(",\n  \"summary\": ", f);
+		json_raw(f, m->summary_json);
+	}
+	fputs("\n}\n", f);
 	return finish(&v, f);
 }
 

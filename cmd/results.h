@@ -33,6 +33,8 @@ typedef struct rs_metric {
 	int better;            /* RS_HIGHER, RS_LOWER or RS_NEITHER */
 	int gate;              /* compared with a baseline (--baseline) */
 	int decimals;          /* shown in the table and Markdown */
+	int hide;              /* left out of the table and Markdown (still
+	                          in CSV and JSON) */
 } rs_metric;
 
 enum { RS_OK = 0, RS_OOM, RS_FAILED, RS_SKIPPED };
@@ -65,6 +67,11 @@ typedef struct rs_matrix {
 	const char *machine_json; /* cores, memory, kernel, filesystem ... */
 	const char *build_json;   /* version and build */
 	const char *params_json;  /* the parameters of the run */
+	const char *environment_json; /* pin-test's environment object, or NULL */
+	const char *summary_json; /* an array after the cells, or NULL */
+	/* Text before and after the table, in the table and Markdown reports
+	 * (pin-test's environment and summary), or NULL: */
+	const char *preamble, *epilogue;
 	void *loaded;             /* what rs_read_report allocated */
 } rs_matrix;
 
@@ -117,11 +124,17 @@ int rs_compare_baseline(const rs_matrix *m, const char *path, double tolerance, 
  * Reads a JSON report of m->command, as rs_write_json wrote it, into m,
  * whose dimensions and metrics the caller has set: every cell with each
  * repetition's figures (NaN for a metric the report lacks), and the
- * machine, build and params objects.  Returns 0, or a negative DX_E* code
+ * machine, build, params and environment objects (the summary is left to
+ * the command, which computes it from the cells).  Returns 0, or a negative DX_E* code
  * with err filled (missing file, not JSON, not a report of m->command).
  * Free what it allocated with rs_free_report, also after a failure.
  */
 int rs_read_report(rs_matrix *m, const char *path, dx_err *err);
 void rs_free_report(rs_matrix *m);
+
+/* Member key of the JSON object text obj (as the report's objects are
+ * kept): a string decoded, a number, true, false or null as written, into
+ * buf.  Returns 0, or -1 when obj has no such member or it does not fit. */
+int rs_json_get(const char *obj, const char *key, char *buf, size_t bufsz);
 
 #endif

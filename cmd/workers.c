@@ -141,6 +141,7 @@ static int wait_for(child *ch, unsigned n, char want, workers_result *res, char 
 				ch[i].done = 1;
 				if (!res->w[i].ok) {
 					snprintf(why, whysz, "worker %u: %s", i, res->w[i].msg);
+					res->code = res->w[i].code;
 					rc = WORKERS_FAILED;
 				}
 			}
@@ -179,6 +180,7 @@ int workers_run(const workload_opts *o, unsigned n, workers_result *res, char *w
 	child *ch = calloc(n, sizeof *ch);
 	int rc = WORKERS_OK;
 	pid_t parent = getpid();
+	memset(res, 0, sizeof *res);
 	res->n = n;
 	res->w = calloc(n, sizeof *res->w);
 	res->mem = calloc(n, sizeof *res->mem);
@@ -245,6 +247,7 @@ int workers_run(const workload_opts *o, unsigned n, workers_result *res, char *w
 			goto out;
 		}
 	}
+	dx_meminfo_read(&res->machine);
 	for (unsigned i = 0; i < n; i++) {
 		close(ch[i].ctl);
 		ch[i].ctl = -1;

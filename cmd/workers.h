@@ -15,6 +15,8 @@ typedef struct workers_result {
 	unsigned n;
 	worker_result *w;         /* one per worker */
 	dx_mem_usage *mem;        /* one per worker, at the end of the run */
+	dx_meminfo machine;       /* the machine's memory at the same moment */
+	int code;                 /* WORKERS_FAILED by a worker: its DX_E* code */
 } workers_result;
 
 enum { WORKERS_OK = 0, WORKERS_FAILED = -1, WORKERS_INTERRUPTED = -2 };
@@ -22,7 +24,8 @@ enum { WORKERS_OK = 0, WORKERS_FAILED = -1, WORKERS_INTERRUPTED = -2 };
 /*
  * Runs the workload in n worker processes.  Returns WORKERS_OK with res
  * filled (res->w and res->mem allocated; free with workers_result_free),
- * WORKERS_FAILED with why set when a worker failed or died, or
+ * WORKERS_FAILED with why set when a worker failed or died (and res->code
+ * set to the worker's DX_E* code, or 0 when it died), or
  * WORKERS_INTERRUPTED once SIGINT or SIGTERM arrived (every worker is
  * stopped and reaped before it returns, in all cases).
  */

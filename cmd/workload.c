@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "batchbuf.h"
 #include "cli.h"
-#include "buf.h"
 #include "err.h"
 #include "workload.h"
 
@@ -27,6 +27,8 @@ typedef struct thread_ctx {
 	dx_err err;
 	uint64_t samples, docs, bytes;
 	double elapsed;
+	double pin_s, copy_s;     /* batchbuf's, copied out before it closes */
+	uint64_t copied;
 	uint64_t hist[HIST_BUCKETS];
 } thread_ctx;
 
@@ -188,17 +190,19 @@ static void *thread_main(void *arg)
 	dx_record *recs = malloc(ndocs * sizeof *recs);
 	dx_record *queries = calloc(o->batch, sizeof *queries); /* their texts */
 	dx_fields *fields = NULL;
-	dx_buf batch = { 0 };
+	batchbuf batch = { 0 };
 
 	if (!pos || !recs || !queries)
 		t->failed = dx__fail_nomem(&t->err) < 0;
 	else if (!(c = dx_corpus_open(o->corpus, &t->err)) ||
 	         generator_open(&g, t, c, &t->err) < 0 ||
 	         !(fields = dx_fields_parse(c, NULL, &t->err)) ||
-	         !(l = dx_loader_open(o->strategy, c, t->share, &t->err)))
+	         !(l = dx_loader_open(o->strategy, c, t->share, &t->err)) ||
+	         batchbuf_open(&batch, o->pin, o->batch_hint, &t->err) < 0)
 		t->failed = 1;
 	else if (!g.count)
 		t->failed = dx__fail(&t->err, DX_EINVAL, 0, o->corpus, "the corpus is empty") < 0;
+	t->pin_s = batch.pin_s;
 	if (!gate_pass(t->gate) || t->failed)
 		goto out;
 
@@ -221,17 +225,20 @@ static void *thread_main(void *arg)
 		 * texts, copied into one buffer for its tokenizer. */
 		batch.len = 0;
 		for (size_t s = 0; s < o->batch; s++) {
-			if (dx__buf_add(&batch, queries[s].data, queries[s].len) < 0)
-				goto nomem;
+			if (batchbuf_add(&batch, queries[s].data, queries[s].len, &t->err) < 0)
+				goto fail;
 			for (size_t i = s * per; i < (s + 1) * per; i++) {
 				const char *text;
 				size_t len;
 				if (dx_corpus_fields(c, fields, &recs[i], &text, &len, &t->err) < 0)
 					goto fail;
-				if (dx__buf_add(&batch, text, len) < 0)
-					goto nomem;
+				if (batchbuf_add(&batch, text, len, &t->err) < 0)
+					goto fail;
 			}
 		}
+		/* Delivered into device memory, when a CUDA mode asks. */
+		if (batch.cu && batchbuf_to_device(&batch, &t->err) < 0)
+			goto fail;
 		now = dx_now();
 		if (!measuring) {
 			if (now < warm_end)
@@ -239,6 +246,8 @@ static void *thread_main(void *arg)
 			measuring = 1;
 			t->t_start = now;
 			end = now + o->duration;
+			batch.copy_s = 0;
+			batch.copied = 0;
 			continue;
 		}
 		t->samples += o->batch;
@@ -249,9 +258,9 @@ static void *thread_main(void *arg)
 			break;
 	}
 	t->elapsed = now - t->t_start;
+	t->copy_s = batch.copy_s;
+	t->copied = batch.copied;
 	goto out;
-nomem:
-	dx__fail_nomem(&t->err);
 fail:
 	t->failed = 1;
 out:
@@ -263,7 +272,7 @@ out:
 	free(pos);
 	free(recs);
 	free(queries);
-	dx__buf_free(&batch);
+	batchbuf_close(&batch);
 	dx_fields_free(fields);
 	return NULL;
 }
@@ -276,7 +285,7 @@ void workload_run(const workload_opts *o, unsigned rank, unsigned world, double 
 	pthread_t *tid = calloc(nt, sizeof *tid);
 	struct gate gate = { .m = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER };
 	struct gate release = { .m = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER };
-	dx_corpus *c = NULL;
+	dx_corpus *c = NULL, *locked = NULL;
 	dx_loader *shared = NULL;
 	dx_err err = { 0 };
 	unsigned started = 0;
@@ -289,9 +298,17 @@ void workload_run(const workload_opts *o, unsigned rank, unsigned world, double 
 	/* One copy of the corpus for all threads of a memory worker. */
 	if (o->strategy == DX_LOAD_MEMORY &&
 	    (!(c = dx_corpus_open(o->corpus, &err)) ||
-	     !(shared = dx_loader_open(o->strategy, c, NULL, &err)))) {
-		cli_describe(&err, r->msg, sizeof r->msg);
-		goto out;
+	     !(shared = dx_loader_open(o->strategy, c, NULL, &err))))
+		goto failed;
+	/* The corpus locked in memory, once for the process: its threads'
+	 * mappings are of the same pages. */
+	if (o->pin == PIN_CORPUS) {
+		uint64_t bytes;
+		double p0 = dx_now();
+		if (!(locked = dx_corpus_open(o->corpus, &err)) ||
+		    dx_corpus_make_resident(locked, 1, &bytes, &err) < 0)
+			goto failed;
+		r->pin_s = dx_now() - p0;
 	}
 	for (; started < nt; started++) {
 		t[started] = (thread_ctx){ .o = o, .shard = rank * nt + started, .shards = world * nt,
@@ -304,9 +321,15 @@ void workload_run(const workload_opts *o, unsigned rank, unsigned world, double 
 	}
 	gate_wait_ready(&gate, started);
 	r->setup_s = dx_now() - t0;
-	for (unsigned i = 0; i < started; i++)
-		if (t[i].failed && !r->msg[0])
+	double slowest = 0;
+	for (unsigned i = 0; i < started; i++) {
+		if (t[i].failed && !r->msg[0]) {
 			cli_describe(&t[i].err, r->msg, sizeof r->msg);
+			r->code = t[i].err.code;
+		}
+		slowest = t[i].pin_s > slowest ? t[i].pin_s : slowest;
+	}
+	r->pin_s += slowest;
 	int abort_run = r->msg[0] || hooks->ready(hooks->ctx) != 0;
 	double start = dx_now();
 	for (unsigned i = 0; i < started; i++)
@@ -314,9 +337,13 @@ void workload_run(const workload_opts *o, unsigned rank, unsigned world, double 
 	gate_open(&gate, abort_run);
 	gate_wait_ready(&release, started);
 	for (unsigned i = 0; i < started; i++) {
-		if (t[i].failed && !r->msg[0])
+		if (t[i].failed && !r->msg[0]) {
 			cli_describe(&t[i].err, r->msg, sizeof r->msg);
+			r->code = t[i].err.code;
+		}
 		r->samples += t[i].samples;
+		r->copy_s += t[i].copy_s;
+		r->copied += t[i].copied;
 		r->docs += t[i].docs;
 		r->bytes += t[i].bytes;
 		if (t[i].elapsed > r->elapsed_s)
@@ -333,11 +360,15 @@ void workload_run(const workload_opts *o, unsigned rank, unsigned world, double 
 	for (unsigned i = 0; i < started; i++)
 		pthread_join(tid[i], NULL);
 	goto freed;
+failed:
+	cli_describe(&err, r->msg, sizeof r->msg);
+	r->code = err.code;
 out:
 	hooks->done(hooks->ctx, r);
 freed:
 	dx_loader_close(shared);
 	dx_corpus_close(c);
+	dx_corpus_close(locked);
 	free(t);
 	free(tid);
 }

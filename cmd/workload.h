@@ -30,16 +30,26 @@ typedef struct workload_opts {
 	double warmup;            /* seconds before measuring */
 	double duration;          /* seconds measured, when samples is 0 */
 	uint64_t samples;         /* samples to measure in each process */
+	int pin;                  /* PIN_* (batchbuf.h): what memory batches are
+	                             assembled in, and whether the corpus is
+	                             locked; PIN_NONE for bench */
+	size_t batch_hint;        /* bytes to reserve for a batch (0: grow) */
 } workload_opts;
 
 /* What a worker measured, sent to the parent through a pipe. */
 typedef struct worker_result {
 	int ok;
+	int code;                 /* the DX_E* code of the failure, or 0 */
 	char msg[512];            /* why it failed, when !ok */
 	double setup_s;           /* from the start of the process to the
 	                             moment every thread could serve */
 	double elapsed_s;         /* of the measured part */
 	uint64_t samples, docs, bytes;
+	double pin_s;             /* of the set-up: locking the corpus, and the
+	                             slowest thread's pinning of its buffers */
+	double copy_s;            /* measured part, all threads: copying batches
+	                             to the device (the CUDA modes) */
+	uint64_t copied;          /* bytes copied to the device */
 	uint64_t minor_faults, major_faults; /* over the process's life */
 	uint64_t hist[HIST_BUCKETS];
 } worker_result;

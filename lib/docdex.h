@@ -492,6 +492,14 @@ double dx_now(void);
  * Writes into buf and returns it. */
 const char *dx_format_bytes(uint64_t n, char *buf, size_t bufsz);
 
+/* The machine's memory, from /proc/meminfo, in bytes (0 when unknown). */
+typedef struct dx_meminfo {
+	uint64_t total, available;
+	uint64_t mlocked;     /* locked with mlock, by every process */
+	uint64_t shmem;       /* tmpfs files and shared memory */
+} dx_meminfo;
+void dx_meminfo_read(dx_meminfo *m);
+
 typedef struct dx_machine {
 	unsigned cores;       /* online processors */
 	uint64_t mem_total;   /* bytes, /proc/meminfo MemTotal */
@@ -559,8 +567,22 @@ uint64_t dx_ramdisk_bytes(const dx_ramdisk *r);
 /* Removes the copy and frees r; accepts NULL. */
 void dx_ramdisk_remove(dx_ramdisk *r);
 
+/*
+ * The page cache and a corpus's files (its index and every source, at the
+ * paths they were opened at): dropped as dx_cache_evict drops one file;
+ * read through once, so that what follows starts warm; and the fraction of
+ * their bytes resident (pages weighted by file), with their total size in
+ * *bytes.  Each returns 0 or DX_ESYS.
+ */
+DX_MUST_CHECK int dx_corpus_cache_evict(dx_corpus *c, dx_err *err);
+DX_MUST_CHECK int dx_corpus_cache_load(dx_corpus *c, dx_err *err);
+DX_MUST_CHECK int dx_corpus_cache_resident(dx_corpus *c, double *fraction, uint64_t *bytes,
+                                           dx_err *err);
+
 /* Asks the kernel to drop a file's pages from the page cache
- * (posix_fadvise POSIX_FADV_DONTNEED); not guaranteed to drop them all.
+ * (posix_fadvise POSIX_FADV_DONTNEED), after writing back its dirty pages
+ * (fdatasync); not guaranteed to drop them all: pages mapped by a process
+ * stay, and tmpfs and ramfs keep theirs.
  * Returns 0 or DX_ESYS. */
 DX_MUST_CHECK int dx_cache_evict(const char *path, dx_err *err);
 /* The fraction of a file's pages in the page cache, 0 to 1 (mincore(2)

@@ -5,6 +5,7 @@
  * and RAM placement depend on (the memory-lock limit, transparent huge
  * pages, NUMA nodes, /dev/shm).
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -94,18 +95,26 @@ int dx_mem_usage_of(int pid, dx_mem_usage *m, dx_err *err)
 	return 0;
 }
 
-static void read_meminfo(dx_machine *m)
+void dx_meminfo_read(dx_meminfo *m)
 {
+	static const struct { const char *name; size_t off; } fields[] = {
+		{ "MemTotal:", offsetof(dx_meminfo, total) },
+		{ "MemAvailable:", offsetof(dx_meminfo, available) },
+		{ "Mlocked:", offsetof(dx_meminfo, mlocked) },
+		{ "Shmem:", offsetof(dx_meminfo, shmem) },
+	};
 	FILE *f = fopen("/proc/meminfo", "re");
 	char line[256];
+	memset(m, 0, sizeof *m);
 	if (!f)
 		return;
 	while (fgets(line, sizeof line, f)) {
 		unsigned long long kb;
-		if (sscanf(line, "MemTotal: %llu kB", &kb) == 1)
-			m->mem_total = (uint64_t)kb * 1024;
-		else if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1)
-			m->mem_available = (uint64_t)kb * 1024;
+		for (size_t i = 0; i < sizeof fields / sizeof *fields; i++) {
+			size_t n = strlen(fields[i].name);
+			if (strncmp(line, fields[i].name, n) == 0 && sscanf(line + n, "%llu kB", &kb) == 1)
+				*(uint64_t *)((char *)m + fields[i].off) = (uint64_t)kb * 1024;
+		}
 	}
 	fclose(f);
 }
@@ -171,7 +180,10 @@ void dx_machine_info(dx_machine *m)
 	memset(m, 0, sizeof *m);
 	long n = sysconf(_SC_NPROCESSORS_ONLN);
 	m->cores = n > 0 ? (unsigned)n : 0;
-	read_meminfo(m);
+	dx_meminfo mi;
+	dx_meminfo_read(&mi);
+	m->mem_total = mi.total;
+	m->mem_available = mi.available;
 	read_cpu_model(m);
 	read_thp(m);
 	read_numa(m);

@@ -11,7 +11,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "corpus.h"
 #include "err.h"
+#include "index.h"
 
 /* Pages asked about per mincore call: bounds the vector for a large file. */
 enum { VEC_PAGES = 1 << 16 };
@@ -24,8 +26,13 @@ int dx_cache_evict(const char *path, dx_err *err)
 	if (fd < 0)
 		return dx__fail_sys(err, path, "cannot open");
 	int rc = 0;
-	/* Dirty pages are not dropped, only queued for writing back: a caller
-	 * that wants them gone syncs the file first. */
+	/* Dirty pages are not dropped, only queued for writing back: a file
+	 * just written (a corpus just generated) is written back first. */
+	if (fdatasync(fd) < 0 && errno != EINVAL && errno != EROFS) {
+		rc = dx__fail_sys(err, path, "cannot write back to disk");
+		close(fd);
+		return rc;
+	}
 	int e = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
 	if (e != 0) /* returns the error instead of setting errno */
 		rc = dx__fail(err, DX_ESYS, e, path, "cannot drop from the page cache");
@@ -33,7 +40,9 @@ int dx_cache_evict(const char *path, dx_err *err)
 	return rc;
 }
 
-int dx_cache_resident(const char *path, double *fraction, dx_err *err)
+/* The bytes of the file at path in the page cache (whole pages, the last
+ * one counted as the file's tail), and the file's size. */
+static int count_resident(const char *path, uint64_t *in_cache, uint64_t *size, dx_err *err)
 {
 	int rc = 0;
 	void *map = MAP_FAILED;
@@ -51,11 +60,10 @@ int dx_cache_resident(const char *path, double *fraction, dx_err *err)
 		rc = dx__fail(err, DX_ESYS, EINVAL, path, "not a regular file");
 		goto out;
 	}
-	if (st.st_size == 0) {
-		/* Nothing to read, so nothing missing from the cache. */
-		*fraction = 1;
+	*size = (uint64_t)st.st_size;
+	*in_cache = 0;
+	if (st.st_size == 0)
 		goto out;
-	}
 	if ((uint64_t)st.st_size > SIZE_MAX) {
 		rc = dx__fail(err, DX_ESYS, EFBIG, path, "too large to map");
 		goto out;
@@ -75,7 +83,6 @@ int dx_cache_resident(const char *path, double *fraction, dx_err *err)
 		rc = dx__fail_nomem(err);
 		goto out;
 	}
-	uint64_t resident = 0;
 	for (size_t first = 0; first < pages; first += chunk) {
 		size_t n = pages - first < chunk ? pages - first : chunk;
 		if (mincore((char *)map + first * page, n * page, vec) < 0) {
@@ -84,13 +91,83 @@ int dx_cache_resident(const char *path, double *fraction, dx_err *err)
 		}
 		/* Bit 0 is residency; the other bits are reserved. */
 		for (size_t i = 0; i < n; i++)
-			resident += vec[i] & 1;
+			if (vec[i] & 1)
+				*in_cache += first + i + 1 < pages ? page : len - (first + i) * page;
 	}
-	*fraction = (double)resident / (double)pages;
 out:
 	free(vec);
 	if (map != MAP_FAILED)
 		munmap(map, len);
 	close(fd);
 	return rc;
+}
+
+int dx_cache_resident(const char *path, double *fraction, dx_err *err)
+{
+	uint64_t in_cache, size;
+	int rc = count_resident(path, &in_cache, &size, err);
+	if (rc == 0) /* an empty file has nothing missing from the cache */
+		*fraction = size ? (double)in_cache / (double)size : 1;
+	return rc;
+}
+
+/* The corpus's files, the index first: NULL past the last. */
+static const char *corpus_file(dx_corpus *c, uint32_t i)
+{
+	return i == 0 ? dx__index_path(dx_corpus_index(c)) : dx__corpus_source_path(c, i - 1);
+}
+
+int dx_corpus_cache_evict(dx_corpus *c, dx_err *err)
+{
+	const char *path;
+	for (uint32_t i = 0; (path = corpus_file(c, i)); i++) {
+		int rc = dx_cache_evict(path, err);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+int dx_corpus_cache_load(dx_corpus *c, dx_err *err)
+{
+	enum { CHUNK = 1 << 20 };
+	char *buf = malloc(CHUNK);
+	const char *path;
+	int rc = 0;
+	if (!buf)
+		return dx__fail_nomem(err);
+	for (uint32_t i = 0; rc == 0 && (path = corpus_file(c, i)); i++) {
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0) {
+			rc = dx__fail_sys(err, path, "cannot open");
+			break;
+		}
+		/* Read through: the pages stay in the cache after the read. */
+		posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+		ssize_t n;
+		while ((n = read(fd, buf, CHUNK)) > 0 || (n < 0 && errno == EINTR))
+			;
+		if (n < 0)
+			rc = dx__fail_sys(err, path, "cannot read");
+		close(fd);
+	}
+	free(buf);
+	return rc;
+}
+
+int dx_corpus_cache_resident(dx_corpus *c, double *fraction, uint64_t *bytes, dx_err *err)
+{
+	uint64_t in_cache = 0, size = 0;
+	const char *path;
+	for (uint32_t i = 0; (path = corpus_file(c, i)); i++) {
+		uint64_t a, b;
+		int rc = count_resident(path, &a, &b, err);
+		if (rc < 0)
+			return rc;
+		in_cache += a;
+		size += b;
+	}
+	*fraction = size ? (double)in_cache / (double)size : 1;
+	*bytes = size;
+	return 0;
 }

@@ -1,0 +1,46 @@
+/*
+ * batchbuf.h: the buffer a trainer's batch is assembled in, in the memory
+ * a pinning mode asks for (docdex pin-test): ordinary heap memory, memory
+ * locked with mlock (the host side of a pinned-memory loader), or CUDA's
+ * page-locked host memory; in the CUDA modes, with a device buffer each
+ * batch is copied into.  It is reused from batch to batch and grows by
+ * doubling, so that pinning is paid once, at set-up, when the first
+ * reservation is large enough.
+ */
+#ifndef DX_BATCHBUF_H
+#define DX_BATCHBUF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "docdex.h"
+
+/* Pinning modes: what pin-test's --pin names. */
+enum { PIN_NONE = 0, PIN_BUFFERS, PIN_CORPUS, PIN_CUDA, PIN_CUDA_PAGEABLE, PIN_LAST = PIN_CUDA_PAGEABLE };
+
+/* "none", "buffers", "corpus", "cuda", "cuda-pageable"; and back (-1 when
+ * it is none of them). */
+const char *pin_name(int pin);
+int pin_parse(const char *s);
+
+typedef struct batchbuf {
+	int pin;                  /* PIN_* */
+	dx_cuda *cu;              /* the CUDA modes: this thread's handle */
+	char *data;
+	size_t len, cap;
+	void *dev;                /* the CUDA modes: the device copy */
+	size_t dev_cap;
+	double pin_s;             /* spent allocating and pinning memory */
+	double copy_s;            /* spent copying to the device */
+	uint64_t copied;          /* bytes copied to the device */
+} batchbuf;
+
+/* Opens CUDA for the CUDA modes, and reserves hint bytes.  Returns 0 or a
+ * DX_E* code (DX_ELIMIT when the memory-lock limit refuses). */
+int batchbuf_open(batchbuf *b, int pin, size_t hint, dx_err *err);
+int batchbuf_add(batchbuf *b, const void *p, size_t n, dx_err *err);
+/* The CUDA modes: copies the batch to the device and waits for it. */
+int batchbuf_to_device(batchbuf *b, dx_err *err);
+void batchbuf_close(batchbuf *b);
+
+#endif

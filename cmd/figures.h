@@ -1,0 +1,24 @@
+/*
+ * figures.h: the figures bench and pin-test both report for a repetition
+ * of a cell, from what its workers sent and their memory: throughput,
+ * batch latency, set-up time, memory and page faults.  A command's own
+ * metrics follow these in its table of metrics.
+ */
+#ifndef DX_FIGURES_H
+#define DX_FIGURES_H
+
+#include "results.h"
+#include "workers.h"
+
+enum {
+	FG_SAMPLES, FG_DOCS, FG_MB, FG_P50, FG_P95, FG_P99, FG_SETUP, FG_PSS, FG_USS, FG_RSS,
+	FG_MINFLT, FG_MAJFLT, FG_COUNT
+};
+
+/* Their descriptions, for a command's table of metrics. */
+extern const rs_metric figures_metrics[FG_COUNT];
+
+/* Fills row[0 .. FG_COUNT) from one repetition. */
+void figures_of(const workers_result *res, double *row);
+
+#endif

@@ -1,0 +1,135 @@
+/*
+ * matrix_corpus.c: the corpus a measurement matrix runs on, for bench and
+ * pin-test alike: the one given, with its index (built in a temporary
+ * directory when it has none), or a synthetic one generated there; what
+ * the reports say of it; and the progress line of the cells.
+ */
+#include <errno.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "matrix.h"
+
+static const char *const synthetic_default = "passages:50000";
+
+/* The size of the corpus the index describes, and of the index. */
+static int measure_index(matrix_corpus *mc, dx_err *err)
+{
+	dx_index *ix = dx_index_open(mc->index, err);
+	if (!ix)
+		return err->code;
+	dx_index_info info;
+	dx_index_get_info(ix, &info);
+	mc->records = info.records;
+	mc->index_bytes = info.file_size;
+	mc->usize = 0;
+	for (uint32_t i = 0; i < info.sources; i++) {
+		dx_source_info si;
+		if (dx_index_get_source(ix, i, &si) == 0)
+			mc->usize += si.usize;
+	}
+	dx_index_close(ix);
+	return 0;
+}
+
+static int prepare(matrix_opts *o, matrix_corpus *mc, progress *pr, dx_err *err)
+{
+	tempcorpus *t = &mc->t;
+	int rc;
+	if (!o->corpus) {
+		dx_synth_opts so;
+		const char *spec = o->synthetic ? o->synthetic : synthetic_default;
+		tempcorpus_parse(spec, &so);
+		if ((rc = tempcorpus_mkdir(t, o->tmpdir, err)) < 0 ||
+		    (rc = tempcorpus_make(t, &so, progress_update, pr, err)) < 0)
+			return rc;
+		snprintf(mc->label, sizeof mc->label, "synthetic %s", spec);
+		snprintf(mc->index, sizeof mc->index, "%s.ddx", t->plain);
+		if (!o->wl.qrels) {
+			o->wl.queries = t->queries;
+			o->wl.qrels = t->qrels;
+			o->wl.run = t->run;
+		}
+		dx_fs_type(t->dir, mc->fs, sizeof mc->fs);
+		return measure_index(mc, err);
+	}
+	snprintf(mc->label, sizeof mc->label, "%s", o->corpus);
+	if ((rc = dx_index_path_for(o->corpus, mc->index, sizeof mc->index, err)) < 0)
+		return rc;
+	if (access(mc->index, F_OK) < 0 && errno == ENOENT) {
+		/* No index beside the corpus: one in the temporary directory,
+		 * so that a corpus on read-only storage can be measured too. */
+		char *copy = strdup(o->corpus);
+		if (!copy)
+			return err->code = DX_ENOMEM;
+		if ((rc = tempcorpus_mkdir(t, o->tmpdir, err)) == 0) {
+			snprintf(mc->index, sizeof mc->index, "%s/%s.ddx", t->dir, basename(copy));
+			dx_build_opts bo = { .progress = progress_update, .progress_ctx = pr };
+			dx_build_report rep;
+			const char *files[] = { o->corpus };
+			rc = dx_index_build(files, 1, mc->index, &bo, &rep, err);
+		}
+		free(copy);
+		if (rc < 0)
+			return rc;
+	}
+	dx_fs_type(o->corpus, mc->fs, sizeof mc->fs);
+	return measure_index(mc, err);
+}
+
+int matrix_corpus_prepare(matrix_opts *o, matrix_corpus *mc, dx_err *err)
+{
+	progress pr;
+	progress_init(&pr, o->corpus ? "indexing" : "generating", o->quiet);
+	int rc = prepare(o, mc, &pr, err);
+	progress_done(&pr, NULL);
+	return rc;
+}
+
+void matrix_corpus_remove(matrix_corpus *mc)
+{
+	tempcorpus_remove(&mc->t);
+}
+
+void matrix_json_params(FILE *f, const matrix_opts *o, const matrix_corpus *mc)
+{
+	static const char *const kinds[] = { [WL_TRIPLES] = "triples", [WL_RANDOM] = "random",
+	                                     [WL_SCAN] = "scan" };
+	const workload_opts *w = &o->wl;
+	int own = mc->t.dir[0] != '\0' && w->qrels == mc->t.qrels;
+	int triples = w->kind == WL_TRIPLES;
+	matrix_json_string(f, "corpus", mc->label, 1);
+	fprintf(f, "\"records\": %llu, \"corpus_bytes\": %llu, \"index_bytes\": %llu, ",
+	        (unsigned long long)mc->records, (unsigned long long)mc->usize,
+	        (unsigned long long)mc->index_bytes);
+	fprintf(f, "\"workload\": \"%s\", \"batch\": %u, \"negatives\": %u, ", kinds[w->kind],
+	        w->batch, w->negatives);
+	/* The inputs of the triples, when it draws them. */
+	matrix_json_string(f, "queries", !triples ? NULL : own ? "synthetic" : w->queries, 1);
+	matrix_json_string(f, "qrels", !triples ? NULL : own ? "synthetic" : w->qrels, 1);
+	matrix_json_string(f, "run", !triples ? NULL : own ? "synthetic" : w->run, 1);
+	fprintf(f, "\"depth\": %u, \"seed\": %llu, ", w->depth, (unsigned long long)w->seed);
+	matrix_json_list(f, "workers", o->workers, o->nworkers, 1);
+	matrix_json_list(f, "threads", o->threads, o->nthreads, 1);
+	fprintf(f, "\"duration_s\": %g, \"samples\": %llu, \"warmup_s\": %g, \"repeat\": %u, "
+	           "\"mem_limit_bytes\": %llu",
+	        w->duration, (unsigned long long)w->samples, w->warmup, o->repeat,
+	        (unsigned long long)o->mem_limit);
+}
+
+void matrix_progress(const char *cmd, const matrix_opts *o, size_t i, size_t n, const char *key,
+                     unsigned r)
+{
+	if (o->quiet || !isatty(STDERR_FILENO))
+		return;
+	if (!key)
+		fprintf(stderr, "\r\033[K");
+	else
+		fprintf(stderr, "\r\033[Kdocdex %s: cell %zu/%zu %s, repetition %u/%u", cmd, i + 1, n,
+		        key, r + 1, o->repeat);
+	fflush(stderr);
+}

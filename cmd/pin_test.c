@@ -1,0 +1,969 @@
+/*
+ * pin_test.c: docdex pin-test, what pinning memory, more loader workers and
+ * a RAM disk do for loading on this machine.  Each cell of the matrix (pin
+ * mode x placement x cache state x workers x threads) is run --repeat times
+ * by workers.c as in bench, whose options, experiment file and reports it
+ * shares (matrix.c); it adds the set-up each technique costs, the machine's
+ * locked and shared memory, and a summary of what each technique gained
+ * over the plain configuration.
+ */
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/statvfs.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "batchbuf.h"
+#include "cli.h"
+#include "err.h"
+#include "figures.h"
+#include "matrix.h"
+#include "results.h"
+#include "workers.h"
+
+static const char usage[] =
+	"usage: docdex pin-test [options] [CORPUS_OR_INDEX]\n"
+	"\n"
+	"Measure what pinned memory, more loader workers and a RAM disk do for\n"
+	"loading training samples on this machine, alone and combined: samples/s,\n"
+	"set-up cost and memory, against the plain configuration.  Without a\n"
+	"corpus, a synthetic one shaped like MS MARCO passages is generated in a\n"
+	"temporary directory and removed afterwards.\n"
+	"\n"
+	"What is measured:\n"
+	"      --pin LIST           none, buffers (batch buffers locked with mlock),\n"
+	"                           corpus (corpus and index locked), cuda (batches\n"
+	"                           copied to the GPU from pinned memory, and from\n"
+	"                           pageable memory as its reference), or all\n"
+	"                           (default: none,buffers,corpus,cuda)\n"
+	"      --placement LIST     disk (the corpus where it is) and ramdisk (copied\n"
+	"                           to a RAM filesystem) (default: disk,ramdisk)\n"
+	"      --ramdisk DIR        the tmpfs or ramfs directory for the copy\n"
+	"                           (default: /dev/shm)\n"
+	"      --cache LIST         warm (read in first) or cold (dropped from the\n"
+	"                           page cache before each repetition) (default: warm)\n"
+	"      --strategy NAME      how the workers read (default: mmap, or bgzf or\n"
+	"                           gzip for a compressed corpus)\n"
+	"      --workload KIND      triples, random or scan (default: triples)\n"
+	"      --batch N            samples per batch (default: 32)\n"
+	"  -j, --workers LIST       worker processes, e.g. 1,2,4,8 (default: 1)\n"
+	"      --threads LIST       loader threads in each worker (default: 1)\n"
+	"      --duration SECS      measured time per repetition (default: 2)\n"
+	"      --samples N          measure N samples per worker instead\n"
+	"      --warmup SECS        unmeasured time before it (default: 0.5)\n"
+	"      --repeat R           repetitions of each cell (default: 3)\n"
+	"      --mem-limit SIZE     mark a cell OOM, and skip it, when its projected\n"
+	"                           memory exceeds SIZE (default: available memory)\n"
+	"\n"
+	"Triples (as in docdex sample; without them, documents at random):\n"
+	"      --queries FILE       query texts\n"
+	"      --qrels FILE         judgements: the positives\n"
+	"      --run FILE           negatives from a run (default: at random)\n"
+	"      --depth K            the top K of the run per query (default: all)\n"
+	"      --negatives K        negatives per sample (default: 1)\n"
+	"      --seed S             the seed of the draws (default: 0)\n"
+	"\n"
+	"The corpus when none is given:\n"
+	"      --synthetic SPEC     passages:N, docs:N (N records, or a size such as\n"
+	"                           2G) or a size (default: passages:50000)\n"
+	"      --tmpdir DIR         where it goes (default: $TMPDIR, or /tmp)\n"
+	"\n"
+	"Output:\n"
+	"      --format FORMAT      table, csv, json or markdown (default: table, or\n"
+	"                           as the -o file's name ends)\n"
+	"  -o, --output FILE        write the report to FILE (the table still goes to\n"
+	"                           stdout unless --quiet)\n"
+	"      --plot FILE          samples/s and memory against workers, as SVG\n"
+	"      --baseline FILE      compare with an earlier JSON report; exit 3 when a\n"
+	"                           cell got slower or bigger\n"
+	"      --tolerance PCT      what the baseline comparison forgives (default: 10)\n"
+	"      --from FILE          report an earlier JSON report instead of measuring\n"
+	"  -c, --config FILE        read options from a YAML experiment file\n"
+	"                           (options given here override it)\n"
+	"  -q, --quiet              no table when writing -o, no progress\n"
+	"  -h, --help               show this help\n";
+
+enum { OPT_PIN = MX_OPT_OWN, OPT_PLACEMENT, OPT_CACHE, OPT_RAMDISK, OPT_STRATEGY };
+
+static const struct option own_options[] = {
+	{ "pin", required_argument, NULL, OPT_PIN },
+	{ "placement", required_argument, NULL, OPT_PLACEMENT },
+	{ "cache", required_argument, NULL, OPT_CACHE },
+	{ "ramdisk", required_argument, NULL, OPT_RAMDISK },
+	{ "strategy", required_argument, NULL, OPT_STRATEGY },
+	{ NULL, 0, NULL, 0 },
+};
+
+enum { PLACE_DISK, PLACE_RAMDISK, NPLACES };
+enum { CACHE_WARM, CACHE_COLD, NCACHES };
+static const char *const place_names[NPLACES] = { "disk", "ramdisk" };
+static const char *const cache_names[NCACHES] = { "warm", "cold" };
+
+typedef struct pin_opts {
+	matrix_opts mx;
+	int pin[PIN_LAST + 1], place[NPLACES], cache[NCACHES];
+	size_t npins, nplaces, ncaches;
+	const char *ramdisk;
+	int strategy;             /* DX_LOAD_*, or -1: the first that applies */
+} pin_opts;
+
+/* A list of words, each one of names[0..n), without repeats, into out. */
+static int parse_words(const char *s, const char *const *names, int n, int *out, size_t *count)
+{
+	char item[32];
+	*count = 0;
+	while (*s) {
+		size_t len = strcspn(s, ",");
+		if (len == 0 || len >= sizeof item)
+			return -1;
+		memcpy(item, s, len);
+		item[len] = '\0';
+		int k = 0;
+		while (k < n && strcmp(item, names[k]) != 0)
+			k++;
+		if (k == n)
+			return -1;
+		int seen = 0;
+		for (size_t i = 0; i < *count; i++)
+			seen |= out[i] == k;
+		if (!seen)
+			out[(*count)++] = k;
+		s += len + (s[len] == ',');
+	}
+	return *count ? 0 : -1;
+}
+
+/* --pin: "all" is every mode; cuda brings cuda-pageable, its reference,
+ * just before it. */
+static int parse_pins(const char *s, pin_opts *p)
+{
+	static const char *const names[] = { "none", "buffers", "corpus", "cuda", "all" };
+	int words[5];
+	size_t n;
+	if (parse_words(s, names, 5, words, &n) < 0)
+		return -1;
+	p->npins = 0;
+	for (size_t i = 0; i < n; i++) {
+		int w = words[i];
+		for (int k = 0; k <= PIN_CUDA; k++) {
+			if (!(w == 4 || pin_parse(names[w]) == k))
+				continue;
+			int seen = 0;
+			for (size_t j = 0; j < p->npins; j++)
+				seen |= p->pin[j] == k;
+			if (seen)
+				continue;
+			if (k == PIN_CUDA)
+				p->pin[p->npins++] = PIN_CUDA_PAGEABLE;
+			p->pin[p->npins++] = k;
+		}
+	}
+	return 0;
+}
+
+static int set_own(void *ctx, int id, const char *name, const char *v, const char *place)
+{
+	pin_opts *p = ctx;
+	switch (id) {
+	case OPT_PIN:
+		if (parse_pins(v, p) < 0)
+			return matrix_bad_value("pin-test", name, place, "none, buffers, corpus, cuda or all",
+			                        v);
+		break;
+	case OPT_PLACEMENT:
+		if (parse_words(v, place_names, NPLACES, p->place, &p->nplaces) < 0)
+			return matrix_bad_value("pin-test", name, place, "disk or ramdisk", v);
+		break;
+	case OPT_CACHE:
+		if (parse_words(v, cache_names, NCACHES, p->cache, &p->ncaches) < 0)
+			return matrix_bad_value("pin-test", name, place, "warm or cold", v);
+		break;
+	case OPT_RAMDISK:
+		if (!*v)
+			return matrix_bad_value("pin-test", name, place, "a directory", v);
+		p->ramdisk = v;
+		break;
+	case OPT_STRATEGY:
+		if ((p->strategy = dx_loader_parse(v)) < 0)
+			return matrix_bad_value("pin-test", name, place,
+			                        "memory, stdio, pread, mmap, gzip or bgzf", v);
+		break;
+	}
+	return 0;
+}
+
+/* ---- the environment ----------------------------------------------------- */
+
+/* What the machine offers the techniques; filled by looking, or from the
+ * environment object of a report (--from). */
+typedef struct env {
+	char memlock[32];         /* "64.0 MiB", "unlimited" */
+	char thp[32];
+	char shm[96];             /* "/dev/shm: 11.7 GiB, 11.7 GiB free" */
+	char ramdisk[TC_PATH + 64]; /* "/dev/shm (tmpfs)" */
+	char numa[16];
+	char kernel[256];
+	char cuda[512];           /* "found", or why not */
+	char cuda_device[256], cuda_driver[16], cuda_runtime[16];
+	int cuda_found;
+	uint64_t memlock_limit;   /* bytes; UINT64_MAX when unlimited */
+} env;
+
+/* "12.4" from CUDA's 12040. */
+static void cuda_version(int v, char *buf, size_t n)
+{
+	snprintf(buf, n, "%d.%d", v / 1000, v % 1000 / 10);
+}
+
+/*
+ * Whether CUDA works here, asked in a child process: a process that has
+ * initialised CUDA must not fork workers that use it, so the parent never
+ * does.
+ */
+static void probe_cuda(env *e)
+{
+	struct probe { int ok; char why[400]; dx_cuda_info info; } pr = { 0 };
+	int fd[2];
+	snprintf(e->cuda, sizeof e->cuda, "not found: cannot ask");
+	if (pipe(fd) < 0)
+		return;
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid == 0) {
+		dx_err err = { 0 };
+		close(fd[0]);
+		dx_cuda *cu = dx_cuda_open(0, &err);
+		if (cu) {
+			pr.ok = 1;
+			dx_cuda_get_info(cu, &pr.info);
+			dx_cuda_close(cu);
+		} else {
+			cli_describe(&err, pr.why, sizeof pr.why);
+		}
+		_exit(write(fd[1], &pr, sizeof pr) == (ssize_t)sizeof pr ? 0 : 1);
+	}
+	close(fd[1]);
+	ssize_t got = -1;
+	if (pid > 0) {
+		while ((got = read(fd[0], &pr, sizeof pr)) < 0 && errno == EINTR)
+			;
+		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+			;
+	}
+	close(fd[0]);
+	if (got != (ssize_t)sizeof pr)
+		return;
+	e->cuda_found = pr.ok;
+	if (!pr.ok) {
+		snprintf(e->cuda, sizeof e->cuda, "not found: %s", pr.why);
+		return;
+	}
+	snprintf(e->cuda, sizeof e->cuda, "found: %s", pr.info.library);
+	snprintf(e->cuda_device, sizeof e->cuda_device, "%s", pr.info.device_name);
+	cuda_version(pr.info.driver_version, e->cuda_driver, sizeof e->cuda_driver);
+	cuda_version(pr.info.runtime_version, e->cuda_runtime, sizeof e->cuda_runtime);
+}
+
+static void look_around(const pin_opts *p, env *e)
+{
+	dx_machine mc;
+	char a[32], b[32], fs[64];
+	dx_machine_info(&mc);
+	e->memlock_limit = mc.memlock_limit;
+	if (mc.memlock_limit == UINT64_MAX)
+		snprintf(e->memlock, sizeof e->memlock, "unlimited");
+	else
+		dx_format_bytes(mc.memlock_limit, e->memlock, sizeof e->memlock);
+	snprintf(e->thp, sizeof e->thp, "%s", mc.thp[0] ? mc.thp : "unknown");
+	if (mc.shm_size)
+		snprintf(e->shm, sizeof e->shm, "%s, %s free", dx_format_bytes(mc.shm_size, a, sizeof a),
+		         dx_format_bytes(mc.shm_free, b, sizeof b));
+	else
+		snprintf(e->shm, sizeof e->shm, "none");
+	dx_fs_type(p->ramdisk, fs, sizeof fs);
+	snprintf(e->ramdisk, sizeof e->ramdisk, "%s (%s)", p->ramdisk, fs[0] ? fs : "missing");
+	snprintf(e->numa, sizeof e->numa, "%u", mc.numa_nodes);
+	snprintf(e->kernel, sizeof e->kernel, "%s", mc.kernel);
+	probe_cuda(e);
+}
+
+/* The environment as a report's JSON object, and back. */
+static char *env_json(const env *e)
+{
+	char *text = NULL;
+	size_t len;
+	FILE *f = open_memstream(&text, &len);
+	if (!f)
+		return NULL;
+	fputc('{', f);
+	if (e->memlock_limit == UINT64_MAX)
+		fputs("\"memlock_limit_bytes\": null, ", f);
+	else
+		fprintf(f, "\"memlock_limit_bytes\": %llu, ", (unsigned long long)e->memlock_limit);
+	matrix_json_string(f, "memlock_limit", e->memlock, 1);
+	matrix_json_string(f, "transparent_hugepages", e->thp, 1);
+	matrix_json_string(f, "dev_shm", e->shm, 1);
+	matrix_json_string(f, "ramdisk", e->ramdisk, 1);
+	fprintf(f, "\"numa_nodes\": %s, ", e->numa);
+	matrix_json_string(f, "kernel", e->kernel, 1);
+	matrix_json_string(f, "cuda", e->cuda, 1);
+	matrix_json_string(f, "cuda_device", e->cuda_found ? e->cuda_device : NULL, 1);
+	matrix_json_string(f, "cuda_driver", e->cuda_found ? e->cuda_driver : NULL, 1);
+	matrix_json_string(f, "cuda_runtime", e->cuda_found ? e->cuda_runtime : NULL, 0);
+	fputc('}', f);
+	if (fclose(f) != 0) {
+		free(text);
+		return NULL;
+	}
+	return text;
+}
+
+static void env_from_json(const char *obj, env *e)
+{
+	memset(e, 0, sizeof *e);
+	rs_json_get(obj, "memlock_limit", e->memlock, sizeof e->memlock);
+	rs_json_get(obj, "transparent_hugepages", e->thp, sizeof e->thp);
+	rs_json_get(obj, "dev_shm", e->shm, sizeof e->shm);
+	rs_json_get(obj, "ramdisk", e->ramdisk, sizeof e->ramdisk);
+	rs_json_get(obj, "numa_nodes", e->numa, sizeof e->numa);
+	rs_json_get(obj, "kernel", e->kernel, sizeof e->kernel);
+	rs_json_get(obj, "cuda", e->cuda, sizeof e->cuda);
+	e->cuda_found = rs_json_get(obj, "cuda_device", e->cuda_device, sizeof e->cuda_device) == 0 &&
+	                strcmp(e->cuda_device, "null") != 0;
+	rs_json_get(obj, "cuda_driver", e->cuda_driver, sizeof e->cuda_driver);
+	rs_json_get(obj, "cuda_runtime", e->cuda_runtime, sizeof e->cuda_runtime);
+}
+
+/* The section the table starts with. */
+static char *env_text(const env *e)
+{
+	char *text = NULL;
+	size_t len;
+	FILE *f = open_memstream(&text, &len);
+	if (!f)
+		return NULL;
+	fprintf(f, "environment\n");
+	fprintf(f, "  memory-lock limit  %s (ulimit -l)\n", e->memlock);
+	fprintf(f, "  huge pages (THP)   %s\n", e->thp);
+	fprintf(f, "  /dev/shm           %s\n", e->shm);
+	fprintf(f, "  RAM disk           %s\n", e->ramdisk);
+	fprintf(f, "  NUMA nodes         %s\n", e->numa);
+	fprintf(f, "  kernel             %s\n", e->kernel);
+	fprintf(f, "  CUDA               %s\n", e->cuda);
+	if (e->cuda_found)
+		fprintf(f, "  CUDA device        %s, driver %s, runtime %s\n", e->cuda_device,
+		        e->cuda_driver, e->cuda_runtime);
+	if (fclose(f) != 0) {
+		free(text);
+		return NULL;
+	}
+	return text;
+}
+
+/* ---- the matrix ------------------------------------------------------------ */
+
+enum { D_PIN, D_PLACE, D_CACHE, D_WORKERS, D_THREADS, NDIMS };
+
+static const rs_dim dims[NDIMS] = {
+	[D_PIN] = { "pin", "pin", 0 },
+	[D_PLACE] = { "placement", "placement", 0 },
+	[D_CACHE] = { "cache", "cache", 0 },
+	[D_WORKERS] = { "workers", "j", 1 },
+	[D_THREADS] = { "threads", "t", 1 },
+};
+
+/* The figures bench reports, then pin-test's own. */
+enum { M_PIN_S = FG_COUNT, M_COPY_S, M_CACHED, M_MLOCKED, M_SHMEM, M_H2D, NMETRICS };
+
+static const rs_metric own_metrics[NMETRICS - FG_COUNT] = {
+	[M_PIN_S - FG_COUNT] = { "pin_s", "pin s", "s", RS_LOWER, 0, 2, 0 },
+	[M_COPY_S - FG_COUNT] = { "copy_s", "copy s", "s", RS_LOWER, 0, 2, 0 },
+	[M_CACHED - FG_COUNT] = { "cached_pct", "cached %", "%", RS_NEITHER, 0, 0, 0 },
+	[M_MLOCKED - FG_COUNT] = { "mlocked_mib", "Mlocked MiB", "MiB", RS_LOWER, 0, 1, 0 },
+	[M_SHMEM - FG_COUNT] = { "shmem_mib", "Shmem MiB", "MiB", RS_LOWER, 0, 1, 0 },
+	[M_H2D - FG_COUNT] = { "h2d_gb_s", "H2D GB/s", "GB/s", RS_HIGHER, 0, 2, 0 },
+};
+
+/* bench's figures, with those the table leaves to CSV and JSON hidden. */
+static void make_metrics(rs_metric *m)
+{
+	static const int hidden[] = { FG_DOCS, FG_MB, FG_P95, FG_USS, FG_RSS, FG_MINFLT };
+	memcpy(m, figures_metrics, sizeof figures_metrics);
+	memcpy(m + FG_COUNT, own_metrics, sizeof own_metrics);
+	for (size_t i = 0; i < sizeof hidden / sizeof *hidden; i++)
+		m[hidden[i]].hide = 1;
+}
+
+/* What the cells share: the corpus and what was learnt of it. */
+typedef struct plan {
+	matrix_corpus mc;
+	int strategy;
+	size_t batch_hint;        /* bytes a batch buffer starts with */
+	env e;
+} plan;
+
+static const double mib = 1024.0 * 1024.0;
+
+/* The batch buffer's first size: a batch of documents of the mean size,
+ * with room to spare, as batchbuf rounds it (a power of two). */
+static size_t batch_bytes(const pin_opts *p, const plan *pl, size_t *rounded)
+{
+	double mean = pl->mc.records ? (double)pl->mc.usize / (double)pl->mc.records : 0;
+	double docs = (double)p->mx.wl.batch * workload_docs_per_sample(&p->mx.wl);
+	size_t hint = (size_t)(1.25 * mean * docs) + 256u * p->mx.wl.batch;
+	size_t cap = 4096;
+	while (cap < hint)
+		cap *= 2;
+	*rounded = cap;
+	return hint;
+}
+
+static int prepare(pin_opts *p, plan *pl, dx_err *err)
+{
+	int rc = matrix_corpus_prepare(&p->mx, &pl->mc, err);
+	if (rc < 0)
+		return rc;
+	dx_corpus *c = dx_corpus_open(pl->mc.index, err);
+	if (!c)
+		return err->code;
+	static const int prefer[] = { DX_LOAD_MMAP, DX_LOAD_BGZF, DX_LOAD_GZIP };
+	const char *why = NULL;
+	pl->strategy = p->strategy;
+	for (size_t i = 0; pl->strategy < 0 && i < sizeof prefer / sizeof *prefer; i++)
+		if (dx_loader_applies(prefer[i], c, &why))
+			pl->strategy = prefer[i];
+	if (!dx_loader_applies(pl->strategy, c, &why))
+		rc = dx__fail(err, DX_EINVAL, 0, pl->mc.label, "the %s strategy %s",
+		              dx_loader_name(pl->strategy), why);
+	dx_corpus_close(c);
+	return rc;
+}
+
+/* The memory a cell takes beyond the page cache, for --mem-limit: the
+ * index, each thread's batch twice (read and copied), the RAM disk's copy,
+ * the locked corpus, and a memory loader's copies. */
+static double projected(const pin_opts *p, const plan *pl, int pin, int place, unsigned w,
+                        unsigned t)
+{
+	size_t cap;
+	batch_bytes(p, pl, &cap);
+	double corpus = (double)pl->mc.usize, index = (double)pl->mc.index_bytes;
+	double need = index + 2.0 * w * t * (double)cap;
+	if (place == PLACE_RAMDISK)
+		need += corpus + index;
+	if (pin == PIN_CORPUS)
+		need += corpus;
+	if (pl->strategy == DX_LOAD_MEMORY)
+		need += w * (corpus + 64.0 * (double)pl->mc.records);
+	return need;
+}
+
+/* Why a cell cannot run on this machine, into why; 0 when it can. */
+static int cannot_run(const pin_opts *p, const plan *pl, int pin, unsigned t, char *why,
+                      size_t n)
+{
+	uint64_t need = 0;
+	size_t cap;
+	char a[32], b[32];
+	if ((pin == PIN_CUDA || pin == PIN_CUDA_PAGEABLE) && !pl->e.cuda_found) {
+		snprintf(why, n, "CUDA %.500s", pl->e.cuda);
+		return 1;
+	}
+	batch_bytes(p, pl, &cap);
+	if (pin == PIN_BUFFERS)
+		need = (uint64_t)t * cap;
+	else if (pin == PIN_CORPUS)
+		need = pl->mc.usize + pl->mc.index_bytes;
+	if (!need || pl->e.memlock_limit == UINT64_MAX || need <= pl->e.memlock_limit)
+		return 0;
+	snprintf(why, n, "needs %s locked in each worker: the memory-lock limit is %s (raise it with "
+	         "ulimit -l, or memlock in /etc/security/limits.conf)",
+	         dx_format_bytes(need, a, sizeof a), dx_format_bytes(pl->e.memlock_limit, b, sizeof b));
+	return 1;
+}
+
+/* Before a repetition: the corpus read in (warm) or dropped from the page
+ * cache (cold), and the fraction of it cached then.  The parent's handle is
+ * closed again before the workers start, so that it shares no pages. */
+static int set_cache(const char *index, int cache, double *cached, dx_err *err)
+{
+	uint64_t bytes;
+	dx_corpus *c = dx_corpus_open(index, err);
+	if (!c)
+		return err->code;
+	int rc = cache == CACHE_COLD ? dx_corpus_cache_evict(c, err) : dx_corpus_cache_load(c, err);
+	if (rc == 0)
+		rc = dx_corpus_cache_resident(c, cached, &bytes, err);
+	dx_corpus_close(c);
+	return rc;
+}
+
+/* A cell's settings. */
+typedef struct cell_of {
+	int pin, place, cache;
+	unsigned w, t;
+} cell_of;
+
+/* One repetition's figures. */
+static void figures(const workers_result *res, const dx_meminfo *before, double cached,
+                    double copy_s, int pin, double *row)
+{
+	double pin_s = 0, h2d_s = 0, h2d_bytes = 0;
+	figures_of(res, row);
+	for (unsigned i = 0; i < res->n; i++) {
+		pin_s = res->w[i].pin_s > pin_s ? res->w[i].pin_s : pin_s;
+		h2d_s += res->w[i].copy_s;
+		h2d_bytes += (double)res->w[i].copied;
+	}
+	row[M_PIN_S] = pin_s;
+	row[M_COPY_S] = copy_s;
+	row[M_CACHED] = 100 * cached;
+	row[M_MLOCKED] = ((double)res->machine.mlocked - (double)before->mlocked) / mib;
+	row[M_SHMEM] = ((double)res->machine.shmem - (double)before->shmem) / mib;
+	/* Each stream's rate: the bytes over the time spent copying them. */
+	int cuda = pin == PIN_CUDA || pin == PIN_CUDA_PAGEABLE;
+	row[M_H2D] = cuda && h2d_s > 0 ? h2d_bytes / h2d_s / 1e9 : NAN;
+}
+
+static void mark(rs_cell *c, int status, const char *why)
+{
+	c->status = status;
+	c->nreps = 0;
+	snprintf(c->reason, sizeof c->reason, "%s", why);
+}
+
+/* Runs every repetition of a cell; returns EXIT_INTERRUPTED or 0. */
+static int run_cell(const pin_opts *p, const plan *pl, const rs_matrix *m, rs_cell *c,
+                    const cell_of *s, size_t i)
+{
+	char key[256], why[512];
+	dx_err err = { 0 };
+	dx_ramdisk *rd = NULL;
+	dx_meminfo before;
+	double copy_s = 0;
+	int rc = 0;
+	rs_cell_key(m, c, key, sizeof key);
+	c->projected = projected(p, pl, s->pin, s->place, s->w, s->t);
+	if (cannot_run(p, pl, s->pin, s->t, why, sizeof why)) {
+		mark(c, RS_SKIPPED, why);
+		return 0;
+	}
+	if (c->projected > (double)p->mx.mem_limit) {
+		char need[32], limit[32];
+		snprintf(why, sizeof why, "projected %s > limit %s",
+		         dx_format_bytes((uint64_t)c->projected, need, sizeof need),
+		         dx_format_bytes(p->mx.mem_limit, limit, sizeof limit));
+		mark(c, RS_OOM, why);
+		return 0;
+	}
+	if (!(c->rep = calloc((size_t)p->mx.repeat * NMETRICS, sizeof *c->rep))) {
+		mark(c, RS_FAILED, "out of memory");
+		return 0;
+	}
+	dx_meminfo_read(&before);
+	workload_opts o = p->mx.wl;
+	o.corpus = pl->mc.index;
+	o.strategy = pl->strategy;
+	o.threads = s->t;
+	o.pin = s->pin;
+	o.batch_hint = batch_bytes(p, pl, &(size_t){ 0 });
+	/* A warm-up would warm the cache a cold cell is to start from. */
+	if (s->cache == CACHE_COLD)
+		o.warmup = 0;
+	if (s->place == PLACE_RAMDISK) {
+		/* A cold copy is read from a cold disk. */
+		double cached;
+		if (s->cache == CACHE_COLD && set_cache(pl->mc.index, CACHE_COLD, &cached, &err) < 0)
+			goto failed;
+		progress pr;
+		progress_init(&pr, "copying to the RAM disk", p->mx.quiet);
+		double t0 = dx_now();
+		rd = dx_ramdisk_copy(pl->mc.index, p->ramdisk, progress_update, &pr, &err);
+		copy_s = dx_now() - t0;
+		progress_done(&pr, NULL);
+		if (!rd && err.code == DX_ECANCELED)
+			return EXIT_INTERRUPTED;
+		if (!rd && err.code == DX_ELIMIT) {
+			cli_describe(&err, why, sizeof why);
+			mark(c, RS_SKIPPED, why);
+			return 0;
+		}
+		if (!rd)
+			goto failed;
+		o.corpus = dx_ramdisk_index(rd);
+	}
+	for (unsigned r = 0; r < p->mx.repeat; r++) {
+		workers_result res;
+		double cached;
+		matrix_progress("pin-test", &p->mx, i, m->ncells, key, r);
+		if (set_cache(o.corpus, s->cache, &cached, &err) < 0)
+			goto failed;
+		int wr = workers_run(&o, s->w, &res, why, sizeof why);
+		if (wr == WORKERS_INTERRUPTED) {
+			rc = EXIT_INTERRUPTED;
+			goto out;
+		}
+		if (wr != WORKERS_OK) {
+			/* The memory-lock limit is the machine's, not a failure. */
+			mark(c, res.code == DX_ELIMIT ? RS_SKIPPED : RS_FAILED, why);
+			goto out;
+		}
+		figures(&res, &before, cached, copy_s, s->pin, c->rep + (size_t)r * NMETRICS);
+		c->nreps++;
+		workers_result_free(&res);
+	}
+	c->status = RS_OK;
+	goto out;
+failed:
+	cli_describe(&err, why, sizeof why);
+	mark(c, RS_FAILED, why);
+out:
+	dx_ramdisk_remove(rd);
+	return cli_interrupted() ? EXIT_INTERRUPTED : rc;
+}
+
+/* ---- the summary ------------------------------------------------------------ */
+
+static double cell_median(const rs_matrix *m, const rs_cell *c, size_t k)
+{
+	double md, lo, hi;
+	rs_summary(m, c, k, &md, &lo, &hi);
+	return md;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+static double median_of(double *v, size_t n)
+{
+	qsort(v, n, sizeof *v, cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* The cell that differs from c only in dimension d, whose value is ref. */
+static const rs_cell *partner(const rs_matrix *m, const rs_cell *c, size_t d, const char *ref)
+{
+	for (size_t i = 0; i < m->ncells; i++) {
+		const rs_cell *o = &m->cells[i];
+		size_t j = 0;
+		while (j < NDIMS && strcmp(o->dim[j], j == d ? ref : c->dim[j]) == 0)
+			j++;
+		if (j == NDIMS)
+			return o;
+	}
+	return NULL;
+}
+
+/* A technique: dimension d at value, against the same cells at ref. */
+typedef struct technique {
+	size_t d;
+	const char *value, *ref;
+} technique;
+
+/* Compares every pair of OK cells of a technique.  Returns the number of
+ * pairs, and the medians over them into out: gain %, its least and most,
+ * and the changes of PSS, Mlocked, Shmem, set-up and H2D GB/s. */
+enum { S_GAIN, S_GAIN_MIN, S_GAIN_MAX, S_PSS, S_MLOCKED, S_SHMEM, S_SETUP, S_H2D, S_H2D_REF, NS };
+
+static size_t compare(const rs_matrix *m, const technique *t, double *out)
+{
+	size_t n = 0;
+	double *v[NS];
+	for (size_t k = 0; k < NS; k++)
+		if (!(v[k] = calloc(m->ncells + 1, sizeof *v[k])))
+			goto out;
+	for (size_t i = 0; i < m->ncells; i++) {
+		const rs_cell *c = &m->cells[i], *r;
+		if (c->status != RS_OK || strcmp(c->dim[t->d], t->value) != 0 ||
+		    !(r = partner(m, c, t->d, t->ref)) || r->status != RS_OK)
+			continue;
+		double base = cell_median(m, r, FG_SAMPLES);
+		if (!(base > 0))
+			continue;
+		v[S_GAIN][n] = 100 * (cell_median(m, c, FG_SAMPLES) / base - 1);
+		v[S_PSS][n] = cell_median(m, c, FG_PSS) - cell_median(m, r, FG_PSS);
+		v[S_MLOCKED][n] = cell_median(m, c, M_MLOCKED) - cell_median(m, r, M_MLOCKED);
+		v[S_SHMEM][n] = cell_median(m, c, M_SHMEM) - cell_median(m, r, M_SHMEM);
+		v[S_SETUP][n] = cell_median(m, c, FG_SETUP) + cell_median(m, c, M_COPY_S) -
+		                cell_median(m, r, FG_SETUP) - cell_median(m, r, M_COPY_S);
+		v[S_H2D][n] = cell_median(m, c, M_H2D);
+		v[S_H2D_REF][n] = cell_median(m, r, M_H2D);
+		n++;
+	}
+	if (n) {
+		for (size_t k = 0; k < NS; k++)
+			out[k] = k == S_GAIN_MIN || k == S_GAIN_MAX ? 0 : median_of(v[k], n);
+		out[S_GAIN_MIN] = v[S_GAIN][0];
+		out[S_GAIN_MAX] = v[S_GAIN][n - 1]; /* sorted by median_of */
+	}
+out:
+	for (size_t k = 0; k < NS; k++)
+		free(v[k]);
+	return n;
+}
+
+/* The techniques the matrix holds: each pin mode against none (cuda
+ * against cuda-pageable), ramdisk against disk, and each worker count
+ * against the first. */
+static size_t techniques(const rs_matrix *m, technique *t, size_t max)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < m->ncells; i++) {
+		const rs_cell *c = &m->cells[i];
+		for (size_t d = 0; d < NDIMS && n < max; d++) {
+			const char *ref = d == D_PIN ? (strcmp(c->dim[d], "cuda") == 0 ? "cuda-pageable"
+			                                                                 : "none")
+			                : d == D_PLACE ? "disk"
+			                : d == D_WORKERS ? m->cells[0].dim[D_WORKERS]
+			                                 : NULL;
+			if (!ref || strcmp(c->dim[d], ref) == 0)
+				continue;
+			size_t k = 0;
+			while (k < n && !(t[k].d == d && strcmp(t[k].value, c->dim[d]) == 0))
+				k++;
+			if (k == n)
+				t[n++] = (technique){ d, c->dim[d], ref };
+		}
+	}
+	return n;
+}
+
+static void technique_name(const technique *t, char *buf, size_t n)
+{
+	if (t->d == D_WORKERS)
+		snprintf(buf, n, "%s workers vs %s", t->value, t->ref);
+	else
+		snprintf(buf, n, "%s %s vs %s", dims[t->d].key, t->value, t->ref);
+}
+
+/* The summary after the table, and as JSON. */
+static int summarize(const rs_matrix *m, char **text, char **json)
+{
+	technique t[64];
+	size_t nt = techniques(m, t, 64), tl, jl;
+	FILE *f = open_memstream(text, &tl), *g = open_memstream(json, &jl);
+	if (!f || !g) {
+		if (f)
+			fclose(f);
+		if (g)
+			fclose(g);
+		return -1;
+	}
+	fprintf(f, "summary: the median change of samples/s over the same cells without the "
+	           "technique\n(all else equal), its range, and what it costs in memory and "
+	           "set-up\n");
+	fputc('[', g);
+	size_t shown = 0;
+	for (size_t i = 0; i < nt; i++) {
+		double s[NS];
+		char name[128];
+		size_t pairs = compare(m, &t[i], s);
+		technique_name(&t[i], name, sizeof name);
+		if (!pairs) {
+			fprintf(f, "  %-28s no pairs of measured cells\n", name);
+			continue;
+		}
+		fprintf(f, "  %-28s %+7.1f%% (%+.1f%% to %+.1f%%, %zu pair%s); PSS %+.1f MiB, "
+		           "Mlocked %+.1f MiB, Shmem %+.1f MiB, set-up %+.2f s",
+		        name, s[S_GAIN], s[S_GAIN_MIN], s[S_GAIN_MAX], pairs, pairs == 1 ? "" : "s",
+		        s[S_PSS], s[S_MLOCKED], s[S_SHMEM], s[S_SETUP]);
+		if (!isnan(s[S_H2D]) && !isnan(s[S_H2D_REF]))
+			fprintf(f, "; H2D %.2f vs %.2f GB/s", s[S_H2D], s[S_H2D_REF]);
+		fputc('\n', f);
+		fprintf(g, "%s\n    {", shown++ ? "," : "");
+		matrix_json_string(g, "technique", name, 1);
+		matrix_json_string(g, "dimension", dims[t[i].d].key, 1);
+		matrix_json_string(g, "value", t[i].value, 1);
+		matrix_json_string(g, "reference", t[i].ref, 1);
+		fprintf(g, "\"pairs\": %zu, \"gain_pct\": %.2f, \"gain_min_pct\": %.2f, "
+		           "\"gain_max_pct\": %.2f, \"pss_mib\": %.2f, \"mlocked_mib\": %.2f, "
+		           "\"shmem_mib\": %.2f, \"setup_s\": %.3f}",
+		        pairs, s[S_GAIN], s[S_GAIN_MIN], s[S_GAIN_MAX], s[S_PSS], s[S_MLOCKED],
+		        s[S_SHMEM], s[S_SETUP]);
+	}
+	fputs(shown ? "\n  ]" : "]", g);
+	int bad = fclose(f) != 0;
+	bad |= fclose(g) != 0;
+	return bad ? -1 : 0;
+}
+
+/* ---- the run ------------------------------------------------------------- */
+
+typedef struct meta {
+	char *machine, *build, *params, *environment, *preamble, *summary, *summary_json;
+	char (*labels)[2][16];    /* each cell's workers and threads, as text */
+} meta;
+
+static int render_params(const pin_opts *p, const plan *pl, meta *mt)
+{
+	size_t len;
+	FILE *f = open_memstream(&mt->params, &len);
+	if (!f)
+		return -1;
+	fputc('{', f);
+	matrix_json_params(f, &p->mx, &pl->mc);
+	fputs(", \"pin\": [", f);
+	for (size_t i = 0; i < p->npins; i++)
+		fprintf(f, "%s\"%s\"", i ? ", " : "", pin_name(p->pin[i]));
+	fputs("], \"placement\": [", f);
+	for (size_t i = 0; i < p->nplaces; i++)
+		fprintf(f, "%s\"%s\"", i ? ", " : "", place_names[p->place[i]]);
+	fputs("], \"cache\": [", f);
+	for (size_t i = 0; i < p->ncaches; i++)
+		fprintf(f, "%s\"%s\"", i ? ", " : "", cache_names[p->cache[i]]);
+	fputs("], ", f);
+	matrix_json_string(f, "ramdisk", p->ramdisk, 1);
+	matrix_json_string(f, "strategy", dx_loader_name(pl->strategy), 0);
+	fputc('}', f);
+	return fclose(f);
+}
+
+/* Refuses a RAM disk directory that is not one, before anything runs. */
+static int check_ramdisk(const pin_opts *p)
+{
+	char fs[64];
+	int wanted = 0;
+	for (size_t i = 0; i < p->nplaces; i++)
+		wanted |= p->place[i] == PLACE_RAMDISK;
+	if (!wanted)
+		return 0;
+	if (access(p->ramdisk, W_OK) < 0) {
+		cli_error("pin-test", strerror(errno), p->ramdisk);
+		return EXIT_FAIL;
+	}
+	dx_fs_type(p->ramdisk, fs, sizeof fs);
+	if (strcmp(fs, "tmpfs") != 0 && strcmp(fs, "ramfs") != 0) {
+		char what[128];
+		snprintf(what, sizeof what, "not a RAM filesystem (tmpfs or ramfs): it is %s",
+		         fs[0] ? fs : "unknown");
+		cli_error("pin-test", what, p->ramdisk);
+		return EXIT_FAIL;
+	}
+	return 0;
+}
+
+static int measure(pin_opts *p, rs_matrix *m, plan *pl, meta *mt)
+{
+	dx_err err = { 0 };
+	int rc;
+	if ((rc = check_ramdisk(p)) != 0)
+		return rc;
+	matrix_default_mem_limit(&p->mx);
+	cli_catch_signals();
+	look_around(p, &pl->e);
+	if ((rc = prepare(p, pl, &err)) < 0)
+		return cli_lib_failure("pin-test", rc, &err);
+
+	/* Cells by worker count, the dimension the fastest is picked within. */
+	m->ncells = p->mx.nworkers * p->mx.nthreads * p->nplaces * p->ncaches * p->npins;
+	m->cells = calloc(m->ncells, sizeof *m->cells);
+	mt->labels = calloc(m->ncells, sizeof *mt->labels);
+	if (!m->cells || !mt->labels) {
+		cli_error("pin-test", "out of memory", NULL);
+		return EXIT_FAIL;
+	}
+	size_t i = 0;
+	for (size_t wi = 0; wi < p->mx.nworkers; wi++)
+		for (size_t ti = 0; ti < p->mx.nthreads; ti++)
+			for (size_t li = 0; li < p->nplaces; li++)
+				for (size_t ci = 0; ci < p->ncaches; ci++)
+					for (size_t pi = 0; pi < p->npins; pi++, i++) {
+						rs_cell *c = &m->cells[i];
+						cell_of s = { p->pin[pi], p->place[li], p->cache[ci],
+						              p->mx.workers[wi], p->mx.threads[ti] };
+						snprintf(mt->labels[i][0], sizeof mt->labels[i][0], "%u", s.w);
+						snprintf(mt->labels[i][1], sizeof mt->labels[i][1], "%u", s.t);
+						c->dim[D_PIN] = pin_name(s.pin);
+						c->dim[D_PLACE] = place_names[s.place];
+						c->dim[D_CACHE] = cache_names[s.cache];
+						c->dim[D_WORKERS] = mt->labels[i][0];
+						c->dim[D_THREADS] = mt->labels[i][1];
+						if (run_cell(p, pl, m, c, &s, i) != 0) {
+							matrix_progress("pin-test", &p->mx, 0, 0, NULL, 0);
+							cli_error("pin-test", "interrupted", NULL);
+							return EXIT_INTERRUPTED;
+						}
+					}
+	matrix_progress("pin-test", &p->mx, 0, 0, NULL, 0);
+	if (!(mt->machine = matrix_machine_json(pl->mc.fs)) || !(mt->build = matrix_build_json()) ||
+	    !(mt->environment = env_json(&pl->e)) || render_params(p, pl, mt) < 0) {
+		cli_error("pin-test", "out of memory", NULL);
+		return EXIT_FAIL;
+	}
+	m->machine_json = mt->machine;
+	m->build_json = mt->build;
+	m->params_json = mt->params;
+	m->environment_json = mt->environment;
+	return 0;
+}
+
+static void free_cells(rs_matrix *m)
+{
+	for (size_t i = 0; m->cells && i < m->ncells; i++)
+		free(m->cells[i].rep);
+	free(m->cells);
+}
+
+int cmd_pin_test(int argc, char **argv)
+{
+	pin_opts p = { .strategy = -1, .ramdisk = "/dev/shm" };
+	const matrix_cmd cmd = { "pin-test", usage, own_options, set_own, &p };
+	plan pl = { 0 };
+	meta mt = { 0 };
+	rs_metric metrics[NMETRICS];
+	rs_matrix m = { .command = "pin-test", .dims = dims, .ndims = NDIMS, .metrics = metrics,
+	                .nmetrics = NMETRICS, .primary = FG_SAMPLES, .group_dim = D_WORKERS,
+	                .x_dim = D_WORKERS, .plot_metrics = { FG_SAMPLES, FG_PSS } };
+	dx_err err = { 0 };
+	make_metrics(metrics);
+	matrix_opts_init(&p.mx);
+	parse_pins("none,buffers,corpus,cuda", &p);
+	parse_words("disk,ramdisk", place_names, NPLACES, p.place, &p.nplaces);
+	parse_words("warm", cache_names, NCACHES, p.cache, &p.ncaches);
+	int rc = matrix_parse(&cmd, &p.mx, argc, argv);
+	if (rc != 0) {
+		rc = rc < 0 ? EXIT_OK : rc;
+		goto out;
+	}
+	if (p.mx.from) {
+		if (rs_read_report(&m, p.mx.from, &err) < 0) {
+			rc = cli_lib_failure("pin-test", err.code, &err);
+			goto out;
+		}
+		env_from_json(m.environment_json, &pl.e);
+	} else if ((rc = measure(&p, &m, &pl, &mt)) != 0) {
+		goto out;
+	}
+	if (!(mt.preamble = env_text(&pl.e)) || summarize(&m, &mt.summary, &mt.summary_json) < 0) {
+		cli_error("pin-test", "out of memory", NULL);
+		rc = EXIT_FAIL;
+		goto out;
+	}
+	m.preamble = mt.preamble;
+	m.epilogue = mt.summary;
+	m.summary_json = mt.summary_json;
+	rc = matrix_report(&cmd, &p.mx, &m);
+out:
+	matrix_corpus_remove(&pl.mc);
+	if (p.mx.from)
+		rs_free_report(&m);
+	else
+		free_cells(&m);
+	free(mt.labels);
+	free(mt.machine);
+	free(mt.build);
+	free(mt.params);
+	free(mt.environment);
+	free(mt.preamble);
+	free(mt.summary);
+	free(mt.summary_json);
+	matrix_opts_free(&p.mx);
+	return rc;
+}
