@@ -94,7 +94,8 @@ unit: $(UNIT_BIN) $(FAKE_CUDART)
 	    DOCDEX_FAKE_CUDART=$(abspath $(FAKE_CUDART)) $$t || exit 1; done
 
 check: all unit
-	DOCDEX=$(abspath $(DOCDEX)) DX_SYNTH=$(abspath $(SYNTH)) bats tests/*.bats
+	DOCDEX=$(abspath $(DOCDEX)) DX_SYNTH=$(abspath $(SYNTH)) \
+	    DOCDEX_FAKE_CUDART=$(abspath $(FAKE_CUDART)) bats tests/*.bats
 
 # Sanitizer errors exit with their own status so that a test expecting a
 # plain failure (1) cannot mistake one for it.

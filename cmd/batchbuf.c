@@ -10,8 +10,8 @@
 #include "err.h"
 
 static const char *const names[] = {
-	[PIN_NONE] = "none", [PIN_BUFFERS] = "buffers", [PIN_CORPUS] = "corpus",
-	[PIN_CUDA] = "cuda", [PIN_CUDA_PAGEABLE] = "cuda-pageable",
+	[PIN_NONE] = "none", [PIN_BUFFERS] = "buffers", [PIN_POPULATE] = "populate",
+	[PIN_CORPUS] = "corpus", [PIN_CUDA_PAGEABLE] = "cuda-pageable", [PIN_CUDA] = "cuda",
 };
 
 const char *pin_name(int pin)

@@ -15,11 +15,16 @@
 
 #include "docdex.h"
 
-/* Pinning modes: what pin-test's --pin names. */
-enum { PIN_NONE = 0, PIN_BUFFERS, PIN_CORPUS, PIN_CUDA, PIN_CUDA_PAGEABLE, PIN_LAST = PIN_CUDA_PAGEABLE };
+/* Pinning modes, what pin-test's --pin names: batch buffers in ordinary
+ * memory, or locked; the corpus made resident (populate) or locked; batches
+ * copied to the GPU from ordinary (pageable) or page-locked memory. */
+enum {
+	PIN_NONE = 0, PIN_BUFFERS, PIN_POPULATE, PIN_CORPUS, PIN_CUDA_PAGEABLE, PIN_CUDA,
+	PIN_LAST = PIN_CUDA
+};
 
-/* "none", "buffers", "corpus", "cuda", "cuda-pageable"; and back (-1 when
- * it is none of them). */
+/* "none", "buffers", "populate", "corpus", "cuda-pageable", "cuda"; and
+ * back (-1 when it is none of them). */
 const char *pin_name(int pin);
 int pin_parse(const char *s);
 

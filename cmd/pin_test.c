@@ -36,9 +36,11 @@ static const char usage[] =
 	"\n"
 	"What is measured:\n"
 	"      --pin LIST           none, buffers (batch buffers locked with mlock),\n"
-	"                           corpus (corpus and index locked), cuda (batches\n"
-	"                           copied to the GPU from pinned memory, and from\n"
-	"                           pageable memory as its reference), or all\n"
+	"                           populate (corpus and index read into memory),\n"
+	"                           corpus (populate, and locked; brings populate),\n"
+	"                           cuda (batches copied to the GPU from pinned\n"
+	"                           memory; brings cuda-pageable, the same from\n"
+	"                           pageable memory), or all\n"
 	"                           (default: none,buffers,corpus,cuda)\n"
 	"      --placement LIST     disk (the corpus where it is) and ramdisk (copied\n"
 	"                           to a RAM filesystem) (default: disk,ramdisk)\n"
@@ -137,30 +139,28 @@ static int parse_words(const char *s, const char *const *names, int n, int *out,
 	return *count ? 0 : -1;
 }
 
-/* --pin: "all" is every mode; cuda brings cuda-pageable, its reference,
- * just before it. */
+/* --pin: "all" is every mode.  corpus brings populate, just before it:
+ * the corpus read in without locking, which still runs where locking is
+ * refused; cuda brings cuda-pageable, the same copies from ordinary
+ * memory, which the summary compares it with. */
 static int parse_pins(const char *s, pin_opts *p)
 {
-	static const char *const names[] = { "none", "buffers", "corpus", "cuda", "all" };
-	int words[5];
+	static const char *const names[] = { "none", "buffers", "populate", "corpus", "cuda", "all" };
+	enum { ALL = 5 };
+	int words[6];
 	size_t n;
-	if (parse_words(s, names, 5, words, &n) < 0)
+	if (parse_words(s, names, 6, words, &n) < 0)
 		return -1;
 	p->npins = 0;
-	for (size_t i = 0; i < n; i++) {
-		int w = words[i];
-		for (int k = 0; k <= PIN_CUDA; k++) {
-			if (!(w == 4 || pin_parse(names[w]) == k))
-				continue;
-			int seen = 0;
-			for (size_t j = 0; j < p->npins; j++)
-				seen |= p->pin[j] == k;
-			if (seen)
-				continue;
-			if (k == PIN_CUDA)
-				p->pin[p->npins++] = PIN_CUDA_PAGEABLE;
-			p->pin[p->npins++] = k;
+	for (int k = 0; k <= PIN_LAST; k++) {
+		int want = 0;
+		for (size_t i = 0; i < n; i++) {
+			int w = words[i] == ALL ? k : pin_parse(names[words[i]]);
+			want |= w == k || (k == PIN_POPULATE && w == PIN_CORPUS) ||
+			        (k == PIN_CUDA_PAGEABLE && w == PIN_CUDA);
 		}
+		if (want)
+			p->pin[p->npins++] = k;
 	}
 	return 0;
 }
@@ -171,8 +171,8 @@ static int set_own(void *ctx, int id, const char *name, const char *v, const cha
 	switch (id) {
 	case OPT_PIN:
 		if (parse_pins(v, p) < 0)
-			return matrix_bad_value("pin-test", name, place, "none, buffers, corpus, cuda or all",
-			                        v);
+			return matrix_bad_value("pin-test", name, place,
+			                        "none, buffers, populate, corpus, cuda or all", v);
 		break;
 	case OPT_PLACEMENT:
 		if (parse_words(v, place_names, NPLACES, p->place, &p->nplaces) < 0)
@@ -402,7 +402,9 @@ static void make_metrics(rs_metric *m)
 typedef struct plan {
 	matrix_corpus mc;
 	int strategy;
-	size_t batch_hint;        /* bytes a batch buffer starts with */
+	uint64_t lockable;        /* what corpus locks: the index and the
+	                             plain sources (compressed ones are read,
+	                             not mapped) */
 	env e;
 } plan;
 
@@ -430,13 +432,24 @@ static int prepare(pin_opts *p, plan *pl, dx_err *err)
 	dx_corpus *c = dx_corpus_open(pl->mc.index, err);
 	if (!c)
 		return err->code;
+	dx_index_info info;
+	dx_index_get_info(dx_corpus_index(c), &info);
+	pl->lockable = info.file_size;
+	for (uint32_t i = 0; i < info.sources; i++) {
+		dx_source_info si;
+		if (dx_index_get_source(dx_corpus_index(c), i, &si) == 0 && si.kind == DX_SOURCE_PLAIN)
+			pl->lockable += si.size;
+	}
 	static const int prefer[] = { DX_LOAD_MMAP, DX_LOAD_BGZF, DX_LOAD_GZIP };
 	const char *why = NULL;
 	pl->strategy = p->strategy;
 	for (size_t i = 0; pl->strategy < 0 && i < sizeof prefer / sizeof *prefer; i++)
 		if (dx_loader_applies(prefer[i], c, &why))
 			pl->strategy = prefer[i];
-	if (!dx_loader_applies(pl->strategy, c, &why))
+	if (pl->strategy < 0)
+		rc = dx__fail(err, DX_EINVAL, 0, pl->mc.label,
+		              "no strategy applies to the corpus by itself: give --strategy");
+	else if (!dx_loader_applies(pl->strategy, c, &why))
 		rc = dx__fail(err, DX_EINVAL, 0, pl->mc.label, "the %s strategy %s",
 		              dx_loader_name(pl->strategy), why);
 	dx_corpus_close(c);
@@ -455,7 +468,7 @@ static double projected(const pin_opts *p, const plan *pl, int pin, int place, u
 	double need = index + 2.0 * w * t * (double)cap;
 	if (place == PLACE_RAMDISK)
 		need += corpus + index;
-	if (pin == PIN_CORPUS)
+	if (pin == PIN_CORPUS || pin == PIN_POPULATE)
 		need += corpus;
 	if (pl->strategy == DX_LOAD_MEMORY)
 		need += w * (corpus + 64.0 * (double)pl->mc.records);
@@ -477,7 +490,7 @@ static int cannot_run(const pin_opts *p, const plan *pl, int pin, unsigned t, ch
 	if (pin == PIN_BUFFERS)
 		need = (uint64_t)t * cap;
 	else if (pin == PIN_CORPUS)
-		need = pl->mc.usize + pl->mc.index_bytes;
+		need = pl->lockable;
 	if (!need || pl->e.memlock_limit == UINT64_MAX || need <= pl->e.memlock_limit)
 		return 0;
 	snprintf(why, n, "needs %s locked in each worker: the memory-lock limit is %s (raise it with "
@@ -641,10 +654,18 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* The median of the values that are numbers (NaN: not applicable), which
+ * are left sorted at the front of v. */
 static double median_of(double *v, size_t n)
 {
-	qsort(v, n, sizeof *v, cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	size_t m = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!isnan(v[i]))
+			v[m++] = v[i];
+	if (!m)
+		return NAN;
+	qsort(v, m, sizeof *v, cmp_double);
+	return m % 2 ? v[m / 2] : (v[m / 2 - 1] + v[m / 2]) / 2;
 }
 
 /* The cell that differs from c only in dimension d, whose value is ref. */
@@ -709,17 +730,22 @@ out:
 	return n;
 }
 
-/* The techniques the matrix holds: each pin mode against none (cuda
- * against cuda-pageable), ramdisk against disk, and each worker count
- * against the first. */
+/* What a pin mode is compared with: pinned copies to the GPU with
+ * pageable ones, the others with no pinning. */
+static const char *pin_reference(const char *pin)
+{
+	return strcmp(pin, "cuda") == 0 ? "cuda-pageable" : "none";
+}
+
+/* The techniques the matrix holds: each pin mode against its reference,
+ * ramdisk against disk, and each worker count against the first. */
 static size_t techniques(const rs_matrix *m, technique *t, size_t max)
 {
 	size_t n = 0;
 	for (size_t i = 0; i < m->ncells; i++) {
 		const rs_cell *c = &m->cells[i];
 		for (size_t d = 0; d < NDIMS && n < max; d++) {
-			const char *ref = d == D_PIN ? (strcmp(c->dim[d], "cuda") == 0 ? "cuda-pageable"
-			                                                                 : "none")
+			const char *ref = d == D_PIN ? pin_reference(c->dim[d])
 			                : d == D_PLACE ? "disk"
 			                : d == D_WORKERS ? m->cells[0].dim[D_WORKERS]
 			                                 : NULL;
@@ -774,7 +800,9 @@ static int summarize(const rs_matrix *m, char **text, char **json)
 		           "Mlocked %+.1f MiB, Shmem %+.1f MiB, set-up %+.2f s",
 		        name, s[S_GAIN], s[S_GAIN_MIN], s[S_GAIN_MAX], pairs, pairs == 1 ? "" : "s",
 		        s[S_PSS], s[S_MLOCKED], s[S_SHMEM], s[S_SETUP]);
-		if (!isnan(s[S_H2D]) && !isnan(s[S_H2D_REF]))
+		/* The copies' rates, for the CUDA modes against each other. */
+		int h2d = t[i].d == D_PIN && !isnan(s[S_H2D]) && !isnan(s[S_H2D_REF]);
+		if (h2d)
 			fprintf(f, "; H2D %.2f vs %.2f GB/s", s[S_H2D], s[S_H2D_REF]);
 		fputc('\n', f);
 		fprintf(g, "%s\n    {", shown++ ? "," : "");
@@ -782,11 +810,22 @@ static int summarize(const rs_matrix *m, char **text, char **json)
 		matrix_json_string(g, "dimension", dims[t[i].d].key, 1);
 		matrix_json_string(g, "value", t[i].value, 1);
 		matrix_json_string(g, "reference", t[i].ref, 1);
-		fprintf(g, "\"pairs\": %zu, \"gain_pct\": %.2f, \"gain_min_pct\": %.2f, "
-		           "\"gain_max_pct\": %.2f, \"pss_mib\": %.2f, \"mlocked_mib\": %.2f, "
-		           "\"shmem_mib\": %.2f, \"setup_s\": %.3f}",
-		        pairs, s[S_GAIN], s[S_GAIN_MIN], s[S_GAIN_MAX], s[S_PSS], s[S_MLOCKED],
-		        s[S_SHMEM], s[S_SETUP]);
+		fprintf(g, "\"pairs\": %zu", pairs);
+		static const struct { int k; const char *key; } fields[] = {
+			{ S_GAIN, "gain_pct" }, { S_GAIN_MIN, "gain_min_pct" },
+			{ S_GAIN_MAX, "gain_max_pct" }, { S_PSS, "pss_mib" },
+			{ S_MLOCKED, "mlocked_mib" }, { S_SHMEM, "shmem_mib" }, { S_SETUP, "setup_s" },
+			{ S_H2D, "h2d_gb_s" }, { S_H2D_REF, "h2d_reference_gb_s" },
+		};
+		for (size_t k = 0; k < sizeof fields / sizeof *fields; k++) {
+			double x = s[fields[k].k];
+			/* A figure the cells lack (an older report's) is null. */
+			if (isnan(x) || (fields[k].k >= S_H2D && !h2d))
+				fprintf(g, ", \"%s\": null", fields[k].key);
+			else
+				fprintf(g, ", \"%s\": %.6g", fields[k].key, x);
+		}
+		fputc('}', g);
 	}
 	fputs(shown ? "\n  ]" : "]", g);
 	int bad = fclose(f) != 0;
@@ -828,24 +867,10 @@ static int render_params(const pin_opts *p, const plan *pl, meta *mt)
 /* Refuses a RAM disk directory that is not one, before anything runs. */
 static int check_ramdisk(const pin_opts *p)
 {
-	char fs[64];
-	int wanted = 0;
+	dx_err err = { 0 };
 	for (size_t i = 0; i < p->nplaces; i++)
-		wanted |= p->place[i] == PLACE_RAMDISK;
-	if (!wanted)
-		return 0;
-	if (access(p->ramdisk, W_OK) < 0) {
-		cli_error("pin-test", strerror(errno), p->ramdisk);
-		return EXIT_FAIL;
-	}
-	dx_fs_type(p->ramdisk, fs, sizeof fs);
-	if (strcmp(fs, "tmpfs") != 0 && strcmp(fs, "ramfs") != 0) {
-		char what[128];
-		snprintf(what, sizeof what, "not a RAM filesystem (tmpfs or ramfs): it is %s",
-		         fs[0] ? fs : "unknown");
-		cli_error("pin-test", what, p->ramdisk);
-		return EXIT_FAIL;
-	}
+		if (p->place[i] == PLACE_RAMDISK && dx_ramdisk_check(p->ramdisk, &err) < 0)
+			return cli_lib_failure("pin-test", err.code, &err);
 	return 0;
 }
 

@@ -46,7 +46,7 @@ int tempcorpus_mkdir(tempcorpus *t, const char *parent, dx_err *err)
 	const char *base = parent ? parent : getenv("TMPDIR");
 	if (!base || !*base)
 		base = "/tmp";
-	if (snprintf(t->dir, sizeof t->dir, "%s/docdex-bench.XXXXXX", base) >= (int)sizeof t->dir ||
+	if (snprintf(t->dir, sizeof t->dir, "%s/docdex.XXXXXX", base) >= (int)sizeof t->dir ||
 	    !mkdtemp(t->dir)) {
 		t->dir[0] = '\0';
 		return dx__fail_sys(err, base, "cannot make a temporary directory");

@@ -300,13 +300,13 @@ void workload_run(const workload_opts *o, unsigned rank, unsigned world, double 
 	    (!(c = dx_corpus_open(o->corpus, &err)) ||
 	     !(shared = dx_loader_open(o->strategy, c, NULL, &err))))
 		goto failed;
-	/* The corpus locked in memory, once for the process: its threads'
-	 * mappings are of the same pages. */
-	if (o->pin == PIN_CORPUS) {
+	/* The corpus made resident, or locked, once for the process: its
+	 * threads' mappings are of the same pages. */
+	if (o->pin == PIN_CORPUS || o->pin == PIN_POPULATE) {
 		uint64_t bytes;
 		double p0 = dx_now();
 		if (!(locked = dx_corpus_open(o->corpus, &err)) ||
-		    dx_corpus_make_resident(locked, 1, &bytes, &err) < 0)
+		    dx_corpus_make_resident(locked, o->pin == PIN_CORPUS, &bytes, &err) < 0)
 			goto failed;
 		r->pin_s = dx_now() - p0;
 	}

@@ -67,11 +67,13 @@ _docdex()
     local get_opts="--field --format --position --random --seed --missing --batch -h --help"
     local sample_opts="--queries --qrels --min-rel --run --depth --exclude-judged --random --run-ratio --triples -o --output --format --field --negatives --count --epochs --seed --rank --world-size --strict --stats -h --help"
     local bench_opts="--strategies --workload --batch -j --workers --threads --duration --samples --warmup --repeat --mem-limit --queries --qrels --run --depth --negatives --seed --synthetic --tmpdir --format -o --output --plot --baseline --tolerance --from -c --config -q --quiet -h --help"
+    local pin_test_opts="--pin --placement --ramdisk --cache --strategy --workload --batch -j --workers --threads --duration --samples --warmup --repeat --mem-limit --queries --qrels --run --depth --negatives --seed --synthetic --tmpdir --format -o --output --plot --baseline --tolerance --from -c --config -q --quiet -h --help"
     # The options that take a value, in the next word or after "=".
     local index_valued="-o --output --format --id-column --id-field --columns --duplicates --span --bgzf --level"
     local get_valued="--field --format --random --seed --missing --batch"
     local sample_valued="--queries --qrels --min-rel --run --depth --run-ratio --triples -o --output --format --field --negatives --count --epochs --seed --rank --world-size"
     local bench_valued="--strategies --workload --batch -j --workers --threads --duration --samples --warmup --repeat --mem-limit --queries --qrels --run --depth --negatives --seed --synthetic --tmpdir --format -o --output --plot --baseline --tolerance --from -c --config"
+    local pin_test_valued="--pin --placement --ramdisk --cache --strategy --workload --batch -j --workers --threads --duration --samples --warmup --repeat --mem-limit --queries --qrels --run --depth --negatives --seed --synthetic --tmpdir --format -o --output --plot --baseline --tolerance --from -c --config"
 
     local cur=${COMP_WORDS[COMP_CWORD]}
     local prev=""
@@ -121,6 +123,7 @@ _docdex()
     get) valued=" $get_valued " ;;
     sample) valued=" $sample_valued " ;;
     bench) valued=" $bench_valued " ;;
+    pin-test) valued=" $pin_test_valued " ;;
     *) valued=" " ;;
     esac
     if [[ -n $opt && $valued == *" $opt "* ]]; then
@@ -165,6 +168,33 @@ _docdex()
             _docdex_dirs "$val"
             ;;
         bench:-c | bench:--config)
+            _docdex_yaml_files "$val"
+            ;;
+        pin-test:--pin)
+            _docdex_list "$val" "none buffers populate corpus cuda all"
+            ;;
+        pin-test:--placement)
+            _docdex_list "$val" "disk ramdisk"
+            ;;
+        pin-test:--cache)
+            _docdex_list "$val" "warm cold"
+            ;;
+        pin-test:--strategy)
+            COMPREPLY=($(compgen -W "memory stdio pread mmap gzip bgzf" -- "$val"))
+            ;;
+        pin-test:--workload)
+            COMPREPLY=($(compgen -W "triples random scan" -- "$val"))
+            ;;
+        pin-test:--format)
+            COMPREPLY=($(compgen -W "table csv json markdown" -- "$val"))
+            ;;
+        pin-test:--queries | pin-test:--qrels | pin-test:--run | pin-test:-o | pin-test:--output | pin-test:--plot | pin-test:--baseline | pin-test:--from)
+            _docdex_files "$val"
+            ;;
+        pin-test:--tmpdir | pin-test:--ramdisk)
+            _docdex_dirs "$val"
+            ;;
+        pin-test:-c | pin-test:--config)
             _docdex_yaml_files "$val"
             ;;
         esac
@@ -232,6 +262,28 @@ _docdex()
     bench)
         if [[ $cur == -* ]]; then
             COMPREPLY=($(compgen -W "$bench_opts" -- "$cur"))
+            return 0
+        fi
+        # The one word that is neither an option nor an option's value is
+        # the corpus or index (without one, a synthetic corpus is made).
+        local w nargs=0
+        for ((i = at + 1; i < COMP_CWORD; i++)); do
+            w=${COMP_WORDS[i]}
+            if [[ $valued == *" $w "* ]]; then
+                [[ ${COMP_WORDS[i + 1]} == = ]] && ((i++))
+                ((i++))
+            elif [[ $w == -- ]]; then
+                ((nargs += COMP_CWORD - i - 1))
+                break
+            elif [[ $w != -* && $w != = ]]; then
+                ((nargs++))
+            fi
+        done
+        ((nargs == 0)) && _docdex_files "$cur"
+        ;;
+    pin-test)
+        if [[ $cur == -* ]]; then
+            COMPREPLY=($(compgen -W "$pin_test_opts" -- "$cur"))
             return 0
         fi
         # The one word that is neither an option nor an option's value is

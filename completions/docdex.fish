@@ -10,7 +10,7 @@ complete -c docdex -n "not __fish_seen_subcommand_from $docdex_commands" -a inde
 complete -c docdex -n "not __fish_seen_subcommand_from $docdex_commands" -a get -d 'print documents by id, by position or at random'
 complete -c docdex -n "not __fish_seen_subcommand_from $docdex_commands" -a sample -d 'training triples from queries, qrels and runs'
 complete -c docdex -n "not __fish_seen_subcommand_from $docdex_commands" -a bench -d 'throughput and memory of the loading strategies'
-complete -c docdex -n "not __fish_seen_subcommand_from $docdex_commands" -a pin-test -d 'memory pinning, workers and RAMDISK placement (not yet implemented)'
+complete -c docdex -n "not __fish_seen_subcommand_from $docdex_commands" -a pin-test -d 'what pinned memory, workers and a RAM disk do for loading'
 complete -c docdex -n "not __fish_seen_subcommand_from $docdex_commands" -a help -d 'show the usage of docdex or of a command'
 complete -c docdex -n "not __fish_seen_subcommand_from $docdex_commands" -s h -l help -d 'show the usage and the list of commands'
 complete -c docdex -n "not __fish_seen_subcommand_from $docdex_commands" -l version -d 'show the version and how docdex was built'
@@ -185,3 +185,82 @@ complete -c docdex -n '__fish_seen_subcommand_from bench' -l from -r -F -d 'repo
 complete -c docdex -n '__fish_seen_subcommand_from bench' -s c -l config -k -x -a '(__fish_complete_suffix .yaml)' -d 'read options from a YAML experiment file'
 complete -c docdex -n '__fish_seen_subcommand_from bench' -s q -l quiet -d 'no table when writing a report file, no progress'
 complete -c docdex -n '__fish_seen_subcommand_from bench' -s h -l help -d 'show the usage and options'
+
+# docdex pin-test: a corpus or index, one at most (without one, a synthetic
+# corpus is made).
+# Whether no corpus or index was given yet: no word after "pin-test" that is
+# neither an option nor an option's value.
+function __docdex_pin_test_needs_corpus
+    set -l words (commandline -opc)
+    set -l seen_pin_test 0
+    set -l skip 0
+    for w in $words[2..-1]
+        if test $seen_pin_test -eq 0
+            test "$w" = pin-test; and set seen_pin_test 1
+            continue
+        end
+        if test $skip -eq 1
+            set skip 0
+            continue
+        end
+        switch $w
+            case --pin --placement --ramdisk --cache --strategy --workload --batch -j --workers --threads --duration --samples --warmup --repeat --mem-limit --queries --qrels --run --depth --negatives --seed --synthetic --tmpdir --format -o --output --plot --baseline --tolerance --from -c --config
+                set skip 1
+            case '-*'
+            case '*'
+                return 1
+        end
+    end
+    return 0
+end
+# The pinning modes, for a comma-separated list.
+function __docdex_pin_test_pins
+    printf '%s\t%s\n' none 'nothing pinned, the reference' \
+        buffers 'batch buffers locked with mlock' \
+        populate 'the corpus and index made resident, without locking' \
+        corpus 'the corpus and index locked' \
+        cuda 'batches copied to the GPU from pinned memory, and from pageable memory' \
+        all 'every mode'
+end
+# Where the corpus is read from, for a comma-separated list.
+function __docdex_pin_test_placements
+    printf '%s\t%s\n' disk 'the corpus where it is' \
+        ramdisk 'the corpus copied to a RAM filesystem'
+end
+# The page cache before each repetition, for a comma-separated list.
+function __docdex_pin_test_caches
+    printf '%s\t%s\n' warm 'the corpus read in first' \
+        cold 'the corpus dropped from the page cache'
+end
+complete -c docdex -n '__fish_seen_subcommand_from pin-test; and __docdex_pin_test_needs_corpus' -F
+complete -c docdex -n '__fish_seen_subcommand_from pin-test' -l pin -x -a '(__fish_complete_list , __docdex_pin_test_pins)' -d 'pinning modes to compare (default none,buffers,corpus,cuda)'
+complete -c docdex -n '__fish_seen_subcommand_from pin-test' -l placement -x -a '(__fish_complete_list , __docdex_pin_test_placements)' -d 'where the corpus is read from (default disk,ramdisk)'
+complete -c docdex -n '__fish_seen_subcommand_from pin-test' -l ramdisk -x -a '(__fish_complete_directories)' -d 'the tmpfs or ramfs directory for the copy (default /dev/shm)'
+complete -c docdex -n '__fish_seen_subcommand_from pin-test' -l cache -x -a '(__fish_complete_list , __docdex_pin_test_caches)' -d 'the page cache before each repetition (default warm)'
+complete -c docdex -n '__fish_seen_subcommand_from pin-test' -l strategy -x -a 'memory\t"the whole corpus in the memory of each worker" stdio\t"a private table of offsets, fseek and a line read" pread\t"the shared index, pread for the bytes" mmap\t"the index and the corpus mapped and shared" gzip\t"the shared index over a gzip corpus" bgzf\t"the shared index over a BGZF corpus"' -d 'how the workers read (default mmap, or bgzf or gzip for a compressed corpus)'
+complete -c docdex -n '__fish_seen_subcommand_from pin-test' -l workload -x -a 'triples\t"a query, a positive and negatives (default)" random\t"a document at random" scan\t"the next document in corpus order"' -d 'what a sample is'
+complete -c docdex -n '__fish_seen_subcommand_from pin-test' -l batch -x -d 'samples per batch (1 to 65536, default 32)'
+complete -c docdex -n '__fish_seen_subcommand_from pin-test' -s j -l workers -x -d 'numbers of worker processes, as 1,2,4,8 (default 1)'
+complete -c docdex -n '__fish_seen_subcommand_from pin-test' -l threads -x -d 'numbers of loader threads in each worker (default 1)'
+complete -c docdex -n '__fish_seen_subcommand_from pin-test' -l duration -x -d 'measured seconds per repetition (default 2)'
+complete -c docdex -n '__fish_seen_subcommand_from pin-test' -l samples -x -d 'measure N samples per worker instead of a duration'
+complete -c docdex -n '__fish_seen_subcommand_from pin-test' -l warmup -x -d 'unmeasured seconds before the measured part (default 0.5)'
+complete -c docdex -n '__fish_seen_subcommand_from pin-test' -l repeat -x -d 'repetitions of each cell (default 3)'
+complete -c docdex -n '__fish_seen_subcommand_from pin-test' -l mem-limit -x -d 'report a cell oom when its projected memory exceeds this size'
+complete -c docdex -n '__fish_seen_subcommand_from pin-test' -l queries -r -F -d 'query texts: qid TAB text, JSONL or TREC topics'
+complete -c docdex -n '__fish_seen_subcommand_from pin-test' -l qrels -r -F -d 'judgements: the positives of the triples'
+complete -c docdex -n '__fish_seen_subcommand_from pin-test' -l run -r -F -d 'draw negatives from a TREC run'
+complete -c docdex -n '__fish_seen_subcommand_from pin-test' -l depth -x -d 'keep the top K run documents of each query by score (default all)'
+complete -c docdex -n '__fish_seen_subcommand_from pin-test' -l negatives -x -d 'negatives per triple (1 to 1024, default 1)'
+complete -c docdex -n '__fish_seen_subcommand_from pin-test' -l seed -x -d 'seed for the draws (default 0)'
+complete -c docdex -n '__fish_seen_subcommand_from pin-test' -l synthetic -x -d 'the synthetic corpus made without a corpus: passages:N, docs:N or a size'
+complete -c docdex -n '__fish_seen_subcommand_from pin-test' -l tmpdir -x -a '(__fish_complete_directories)' -d 'where the temporary directory goes (default $TMPDIR, or /tmp)'
+complete -c docdex -n '__fish_seen_subcommand_from pin-test' -l format -x -a 'table\t"for people (default)" csv\t"one row a cell" json\t"everything, for a later baseline" markdown\t"a Markdown table"' -d 'report format'
+complete -c docdex -n '__fish_seen_subcommand_from pin-test' -s o -l output -r -F -d 'write the report to this file, replaced only once complete'
+complete -c docdex -n '__fish_seen_subcommand_from pin-test' -l plot -r -F -d 'samples/s and memory against workers, as SVG'
+complete -c docdex -n '__fish_seen_subcommand_from pin-test' -l baseline -r -F -d 'compare with an earlier JSON report, exit 3 on a regression'
+complete -c docdex -n '__fish_seen_subcommand_from pin-test' -l tolerance -x -d 'what the baseline comparison forgives, in percent (default 10)'
+complete -c docdex -n '__fish_seen_subcommand_from pin-test' -l from -r -F -d 'report an earlier JSON report instead of measuring'
+complete -c docdex -n '__fish_seen_subcommand_from pin-test' -s c -l config -k -x -a '(__fish_complete_suffix .yaml)' -d 'read options from a YAML experiment file'
+complete -c docdex -n '__fish_seen_subcommand_from pin-test' -s q -l quiet -d 'no table when writing a report file, no progress'
+complete -c docdex -n '__fish_seen_subcommand_from pin-test' -s h -l help -d 'show the usage and options'

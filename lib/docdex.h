@@ -550,6 +550,10 @@ DX_MUST_CHECK int dx_corpus_make_resident(dx_corpus *c, int lock, uint64_t *byte
  */
 typedef struct dx_ramdisk dx_ramdisk;
 
+/* Whether dir is on tmpfs or ramfs (statfs): 0; DX_EINVAL when it is not
+ * (err->what names the filesystem found); DX_ESYS when it cannot be read. */
+DX_MUST_CHECK int dx_ramdisk_check(const char *dir, dx_err *err);
+
 /*
  * Checks that dir is on tmpfs or ramfs (statfs) and has room for the index
  * and its sources (statvfs), then copies them.  Returns the copy, or NULL

@@ -247,6 +247,21 @@ static int is_under(const char *path, const char *dir)
 	return strncmp(path, dir, dl) == 0 && path[dl] == '/';
 }
 
+int dx_ramdisk_check(const char *dir, dx_err *err)
+{
+	struct statfs sf;
+	if (statfs(dir, &sf) < 0)
+		return dx__fail_sys(err, dir, "cannot read the filesystem");
+	unsigned long magic = (unsigned long)sf.f_type & 0xFFFFFFFFul;
+	if (magic != DX_TMPFS_MAGIC && magic != DX_RAMFS_MAGIC) {
+		char name[64];
+		dx_fs_type(dir, name, sizeof name);
+		return dx__fail(err, DX_EINVAL, 0, dir, "not a RAM filesystem (tmpfs or ramfs): it is %s",
+		                name);
+	}
+	return 0;
+}
+
 dx_ramdisk *dx_ramdisk_copy(const char *index_path, const char *dir, dx_progress_fn progress,
                             void *ctx, dx_err *err)
 {
@@ -261,18 +276,8 @@ dx_ramdisk *dx_ramdisk_copy(const char *index_path, const char *dir, dx_progress
 	int fd = -1, ok = 0;
 	copier cp = { .progress = progress, .ctx = ctx, .next_report = PROGRESS_STEP };
 
-	struct statfs sf;
-	if (statfs(dir, &sf) < 0) {
-		dx__fail_sys(err, dir, "cannot read the filesystem");
+	if (dx_ramdisk_check(dir, err) < 0)
 		goto out;
-	}
-	unsigned long magic = (unsigned long)sf.f_type & 0xFFFFFFFFul;
-	if (magic != DX_TMPFS_MAGIC && magic != DX_RAMFS_MAGIC) {
-		char name[64];
-		dx_fs_type(dir, name, sizeof name);
-		dx__fail(err, DX_EINVAL, 0, dir, "not a RAM filesystem (tmpfs or ramfs): it is %s", name);
-		goto out;
-	}
 
 	/* A corpus path serves as well as its index, as for dx_corpus_open. */
 	if (dx_index_path_for(index_path, ipath, sizeof ipath, err) < 0)

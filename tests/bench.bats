@@ -16,7 +16,7 @@ setup() {
 }
 
 check() {
-	python3 "$BATS_TEST_DIRNAME/check_bench_report.py" "$@"
+	python3 "$BATS_TEST_DIRNAME/check_report.py" "$@"
 }
 
 # A small TSV corpus of passages (about 1.7 MB) with its index.

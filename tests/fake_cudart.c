@@ -264,8 +264,9 @@ int cudaMemcpyAsync(void *dst, const void *src, size_t n, int kind, void *stream
 		return cudaErrorInvalidMemcpyDirection;
 	if (stream && find(stream, KIND_STREAM) < 0)
 		return cudaErrorInvalidResourceHandle;
-	if (!within(dst, n, KIND_DEVICE) ||
-	    !(within(src, n, KIND_HOST) || within(src, n, KIND_REGISTERED)))
+	/* The source may be any host memory: the runtime stages a copy from
+	 * pageable memory through a pinned buffer of its own. */
+	if (!within(dst, n, KIND_DEVICE) || !src)
 		return cudaErrorInvalidValue;
 	memcpy(dst, src, n);
 	return cudaSuccess;

@@ -43,6 +43,10 @@ generated queries, their qrels and a 100-deep run):
   harness overhead  docdex bench's samples/s for mmap (1 worker, batches of
                     1024) against docdex sample writing the same triples to
                     /dev/null, less its set-up (goal: within 10%)
+  pin-test          docdex pin-test --pin none,buffers,corpus -j 1,2
+                    --placement disk,ramdisk --cache warm,cold on the same
+                    corpus: its table and summary (--no-pin-study to skip it,
+                    --only-pin-study for it alone)
 
 Corpora are generated once under --dir and kept for later runs.
 """
@@ -290,8 +294,8 @@ def report_sample(r):
         print(f"{name:<{width}}  {value:>14}")
 
 
-def bench_study(args):
-    """The study's matrix with docdex bench, and its harness overhead."""
+def study_corpus(args):
+    """The study's corpus of documents, indexed, and its triples' inputs."""
     path = os.path.join(args.dir, f"documents-study-{args.study_size}.tsv")
     base = path[:-len(".tsv")]
     q, qrels, run_file = base + ".queries.tsv", base + ".qrels", base + ".run"
@@ -303,7 +307,30 @@ def bench_study(args):
         os.rename(path + ".tmp", path)
     if not os.path.exists(path + ".ddx"):
         run([args.docdex, "index", "-q", path])
-    inputs = ["--queries", q, "--qrels", qrels, "--run", run_file]
+    return path, ["--queries", q, "--qrels", qrels, "--run", run_file]
+
+
+def bench_pin_study(args):
+    """docdex pin-test's matrix on the study's corpus: pinning, workers, a
+    RAM disk, warm and cold; its report is pin-study.json."""
+    path, inputs = study_corpus(args)
+    out = os.path.join(args.dir, "pin-study.json")
+    print("bench: docdex pin-test on the study's corpus", file=sys.stderr)
+    subprocess.run([args.docdex, "pin-test", "--pin", "none,buffers,corpus", "-j", "1,2",
+                    "--placement", "disk,ramdisk", "--cache", "warm,cold", "--duration", "3",
+                    "--warmup", "1", "--repeat", str(min(args.repeat, 3)), "-q", "-o", out,
+                    "--plot", os.path.join(args.dir, "pin-study.svg"), *inputs, path], check=True)
+    return out
+
+
+def report_pin_study(out):
+    print("\ndocdex pin-test on the study's corpus (the table is docdex pin-test's)")
+    subprocess.run([ARGS.docdex, "pin-test", "--from", out], check=True)
+
+
+def bench_study(args):
+    """The study's matrix with docdex bench, and its harness overhead."""
+    path, inputs = study_corpus(args)
     out = os.path.join(args.dir, "study.json")
     print("bench: docdex bench, the study", file=sys.stderr)
     subprocess.run([args.docdex, "bench", "-j", args.study_workers, "--strategies",
@@ -513,17 +540,23 @@ def main():
     ap.add_argument("--only-study", action="store_true", help="only the docdex bench figures")
     ap.add_argument("--study-size", default="2G", help="documents for the study (default 2G)")
     ap.add_argument("--study-workers", default="1,2,4,8", help="-j of the study")
+    ap.add_argument("--no-pin-study", action="store_true", help="skip the docdex pin-test figures")
+    ap.add_argument("--only-pin-study", action="store_true", help="only the docdex pin-test figures")
     args = ap.parse_args()
     args.spans = [x for x in args.spans.split(",") if x]
     os.makedirs(args.dir, exist_ok=True)
 
     global ARGS
     ARGS = args
-    results, gz_results, sample, study = [], [], None, None
+    results, gz_results, sample, study, pin_study = [], [], None, None, None
+    if args.only_pin_study:
+        args.only_study, args.no_study = True, True
     if args.only_study:
         args.no_sample, args.only_sample = True, True
     if not args.no_study:
         study = bench_study(args)
+    if not args.no_pin_study:
+        pin_study = bench_pin_study(args)
     if not args.no_sample:
         print("bench: sample", file=sys.stderr)
         sample = bench_sample(args, os.path.join(args.dir, f"passages-sample-{args.size}.tsv"))
@@ -555,6 +588,8 @@ def main():
         report_sample(sample)
     if study:
         report_study(study)
+    if pin_study:
+        report_pin_study(pin_study)
 
 
 ARGS = None

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""Checks a docdex bench JSON report (and its CSV twin) field by field.
+"""Checks a docdex bench or pin-test JSON report (and its CSV twin) field by
+field.
 
-usage: check_bench_report.py REPORT.json [--csv REPORT.csv] [--man PAGE]
-                             [--repeat R] [--expect KEY=STATUS ...]
+usage: check_report.py REPORT.json [--csv REPORT.csv] [--man PAGE]
+                       [--repeat R] [--expect KEY=STATUS ...]
 
 Every field listed below must be in the report and no other; with --man,
 every one of them must be documented in the man page; with --csv, the CSV
@@ -29,10 +30,53 @@ METRICS = ["samples_per_s", "docs_per_s", "mb_per_s", "latency_p50_ms", "latency
 CELL = ["key", "strategy", "workers", "threads", "status", "reason", "projected_bytes",
         "fastest", "summary", "repetitions"]
 STATUSES = {"ok", "oom", "failed", "skipped"}
+ENVIRONMENT = []
+SUMMARY = []
+DIMS = ["strategy", "workers", "threads"]
+
+# pin-test: bench's report with pin-test's dimensions, its own parameters
+# and figures, the environment, and the summary of the techniques.
+PIN_TOP = ["report", "format_version", "build", "machine", "environment", "params", "metrics",
+           "cells", "summary"]
+PIN_ENVIRONMENT = ["memlock_limit_bytes", "memlock_limit", "transparent_hugepages", "dev_shm",
+                   "ramdisk", "numa_nodes", "kernel", "cuda", "cuda_device", "cuda_driver",
+                   "cuda_runtime"]
+PIN_PARAMS = ["pin", "placement", "cache", "ramdisk", "strategy"]
+PIN_METRICS = ["pin_s", "copy_s", "cached_pct", "mlocked_mib", "shmem_mib", "h2d_gb_s"]
+PIN_DIMS = ["pin", "placement", "cache", "workers", "threads"]
+PIN_SUMMARY = ["technique", "dimension", "value", "reference", "pairs", "gain_pct",
+               "gain_min_pct", "gain_max_pct", "pss_mib", "mlocked_mib", "shmem_mib", "setup_s",
+               "h2d_gb_s", "h2d_reference_gb_s"]
+# Machine-wide changes, which other processes can make negative.
+SIGNED = {"mlocked_mib", "shmem_mib"}
+
+
+def for_command(report):
+    """Sets the lists above for the command that wrote the report."""
+    global TOP, ENVIRONMENT, PARAMS, METRICS, CELL, DIMS, SUMMARY
+    if report == "docdex pin-test":
+        TOP, ENVIRONMENT, SUMMARY, DIMS = PIN_TOP, PIN_ENVIRONMENT, PIN_SUMMARY, PIN_DIMS
+        PARAMS = PARAMS + PIN_PARAMS
+        METRICS = METRICS + PIN_METRICS
+        CELL = ["key"] + DIMS + CELL[4:]
+    elif report != "docdex bench":
+        fail(f"not a docdex bench or pin-test report: {report!r}")
+
+
+def cell_key(c):
+    if DIMS == PIN_DIMS:
+        return f'{c["pin"]}/{c["placement"]}/{c["cache"]}/j{c["workers"]}/t{c["threads"]}'
+    return f'{c["strategy"]}/j{c["workers"]}/t{c["threads"]}'
+
+
+def applies(c, k):
+    """Whether metric k has a figure in cell c: the copies to the GPU only in
+    the CUDA modes."""
+    return k != "h2d_gb_s" or c.get("pin", "").startswith("cuda")
 
 
 def fail(msg):
-    sys.exit("check_bench_report: " + msg)
+    sys.exit("check_report: " + msg)
 
 
 def same_keys(what, obj, want):
@@ -44,8 +88,14 @@ def same_keys(what, obj, want):
 
 def check_json(rep, repeat):
     same_keys("report", rep, TOP)
-    if rep["report"] != "docdex bench" or rep["format_version"] != 1:
-        fail("not a docdex bench report of format 1")
+    if rep["format_version"] != 1:
+        fail("not a report of format 1")
+    if ENVIRONMENT:
+        same_keys("environment", rep["environment"], ENVIRONMENT)
+    for t in rep.get("summary", []):
+        same_keys("summary " + t.get("technique", "?"), t, SUMMARY)
+        if not (t["pairs"] > 0 and t["gain_min_pct"] <= t["gain_pct"] <= t["gain_max_pct"]):
+            fail(f"summary {t['technique']}: figures that cannot be: {t}")
     same_keys("build", rep["build"], BUILD)
     same_keys("machine", rep["machine"], MACHINE)
     same_keys("params", rep["params"], PARAMS)
@@ -59,7 +109,7 @@ def check_json(rep, repeat):
     fastest = {}
     for c in rep["cells"]:
         same_keys("cell " + c.get("key", "?"), c, CELL)
-        key = f'{c["strategy"]}/j{c["workers"]}/t{c["threads"]}'
+        key = cell_key(c)
         if c["key"] != key:
             fail(f"cell key {c['key']}, expected {key}")
         if c["status"] not in STATUSES:
@@ -74,7 +124,12 @@ def check_json(rep, repeat):
         for r in c["repetitions"]:
             same_keys(key + " repetition", r, METRICS)
             for k in METRICS:
-                if not isinstance(r[k], (int, float)) or not math.isfinite(r[k]) or r[k] < 0:
+                if not applies(c, k):
+                    if r[k] is not None:
+                        fail(f"{key}: {k} = {r[k]!r}, expected null")
+                    continue
+                if (not isinstance(r[k], (int, float)) or not math.isfinite(r[k])
+                        or (r[k] < 0 and k not in SIGNED)):
                     fail(f"{key}: {k} = {r[k]!r}")
             if not (r["samples_per_s"] > 0 and r["docs_per_s"] >= r["samples_per_s"] * 0.999
                     and r["mb_per_s"] > 0 and r["pss_mib"] > 0 and r["rss_per_worker_mib"] > 0
@@ -83,6 +138,10 @@ def check_json(rep, repeat):
                 fail(f"{key}: figures that cannot be: {r}")
         for k in METRICS:
             s = c["summary"][k]
+            if not applies(c, k):
+                if s["median"] is not None:
+                    fail(f"{key}: summary of {k} {s}, expected null")
+                continue
             vals = sorted(r[k] for r in c["repetitions"])
             if not (math.isclose(s["min"], vals[0], rel_tol=1e-6, abs_tol=1e-9)
                     and math.isclose(s["max"], vals[-1], rel_tol=1e-6, abs_tol=1e-9)
@@ -104,7 +163,8 @@ def check_json(rep, repeat):
 def check_man(page):
     text = open(page, encoding="utf-8").read().replace("\\-", "-").replace("\\_", "_")
     text = re.sub(r"\\f[BIRP]", "", text)
-    for name in TOP + BUILD + MACHINE + PARAMS + METRIC_FIELDS + METRICS + CELL + ["median", "min", "max"]:
+    names = TOP + BUILD + MACHINE + ENVIRONMENT + PARAMS + METRIC_FIELDS + METRICS + CELL
+    for name in names + SUMMARY + ["median", "min", "max"]:
         if not re.search(r"\b" + re.escape(name) + r"\b", text):
             fail(f"the man page does not document the field {name}")
 
@@ -112,8 +172,7 @@ def check_man(page):
 def check_csv(path, rep):
     with open(path, newline="") as f:
         rows = list(csv.reader(f))
-    want = ["key", "strategy", "workers", "threads", "status", "reason", "repetitions",
-            "projected_bytes"]
+    want = ["key"] + DIMS + ["status", "reason", "repetitions", "projected_bytes"]
     for k in METRICS:
         want += [k, k + "_min", k + "_max"]
     if rows[0] != want:
@@ -125,7 +184,7 @@ def check_csv(path, rep):
         if d["key"] != c["key"] or d["status"] != c["status"] or int(d["repetitions"]) != len(c["repetitions"]):
             fail(f"CSV row {row[:7]} is not cell {c['key']}")
         for k in METRICS:
-            if c["status"] != "ok":
+            if c["status"] != "ok" or not applies(c, k):
                 if d[k] != "":
                     fail(f"CSV: {c['key']} is {c['status']} but has {k}")
                 continue
@@ -138,8 +197,9 @@ def check_csv(path, rep):
 def main():
     args = sys.argv[1:]
     if not args:
-        fail("usage: check_bench_report.py REPORT.json [--csv F] [--man F] [--repeat R] [--expect K=S]")
+        fail("usage: check_report.py REPORT.json [--csv F] [--man F] [--repeat R] [--expect K=S]")
     rep = json.load(open(args.pop(0)))
+    for_command(rep.get("report"))
     repeat, expect = None, []
     while args:
         opt, val = args.pop(0), args.pop(0)
