@@ -82,3 +82,12 @@ step docdex bench -j 1,2 --strategies memory,stdio,pread,mmap --duration 0.3 --r
 "$docdex" bench -j 1,2 --strategies memory,stdio,pread,mmap --duration 0.3 --warmup 0.1 \
 	--repeat 1 --queries "$dir/queries.tsv" --qrels "$dir/qrels.txt" --run "$dir/run.txt" \
 	"$dir/docs.tsv"
+
+echo
+echo "Locked batch buffers, the corpus read in, and a RAM disk, against none:"
+# A RAM disk where /dev/shm is one (a container may lack it).
+placement=disk
+case $(stat -f -c %T /dev/shm 2> /dev/null) in tmpfs | ramfs) placement=disk,ramdisk ;; esac
+step docdex pin-test --pin none,buffers,populate --placement $placement --duration 0.3 --repeat 1 docs.tsv
+"$docdex" pin-test --pin none,buffers,populate --placement $placement --duration 0.3 --warmup 0.1 \
+	--repeat 1 --queries "$dir/queries.tsv" --qrels "$dir/qrels.txt" "$dir/docs.tsv"
