@@ -4,7 +4,8 @@
  * have; a memory loader's copy of the corpus is made once per process and
  * shared by its threads.  A batch is what a trainer receives: the query
  * texts and the documents' texts (the field docdex sample prints) copied
- * into one buffer.
+ * into one buffer, in the memory pin-test's mode asks for (batchbuf.c),
+ * and copied on to the GPU in the CUDA modes.
  */
 #include <pthread.h>
 #include <stdio.h>
