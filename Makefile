@@ -1,7 +1,9 @@
 # docdex: build, test, install.
 #
 #   make                 docdex and lib/libdocdex.a
-#   make check           C unit tests of lib/, then the bats suites
+#   make check           C unit tests of lib/, the fuzz harnesses over their
+#                        saved inputs, then the bats suites
+#   make fuzz            each fuzz harness under libFuzzer (clang), FUZZ_TIME s
 #   make asan            make check under AddressSanitizer and UBSan
 #   make tsan            make check under ThreadSanitizer
 #   make demo            index a small generated corpus and serve from it
@@ -57,7 +59,7 @@ BUILD_INFO = -DDX_BUILD_CC='"$(shell $(CC) --version 2>/dev/null | head -n 1)"' 
 
 all: $(DOCDEX) $(LIBDX) $(SYNTH)
 
-$(B)/%.o: %.c $(wildcard lib/*.h cmd/*.h tests/unit/*.h)
+$(B)/%.o: %.c $(wildcard lib/*.h cmd/*.h tests/unit/*.h tests/fuzz/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -c -o $@ $<
 
@@ -93,9 +95,48 @@ unit: $(UNIT_BIN) $(FAKE_CUDART)
 	@for t in $(UNIT_BIN); do echo "unit: $$t"; \
 	    DOCDEX_FAKE_CUDART=$(abspath $(FAKE_CUDART)) $$t || exit 1; done
 
-check: all unit
+# Fuzz harnesses: each tests/fuzz/fuzz_NAME.c feeds bytes to one parser of
+# outside input (LLVMFuzzerTestOneInput).  make check replays each, with
+# the compiler at hand, over its seeds and the inputs that once failed it
+# (tests/fuzz/seeds/NAME, tests/fuzz/regress/NAME); make fuzz runs each
+# under clang's libFuzzer for FUZZ_TIME seconds.
+FUZZ_SRC = $(sort $(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_NAMES = $(FUZZ_SRC:tests/fuzz/fuzz_%.c=%)
+REPLAY_BIN = $(FUZZ_NAMES:%=$(B)/tests/fuzz/replay/%)
+FUZZ_INPUTS = $$(find tests/fuzz/seeds/$$n tests/fuzz/regress/$$n -type f 2>/dev/null | sort)
+
+FUZZ_COMMON = $(B)/tests/fuzz/fuzz.o
+
+$(B)/tests/fuzz/replay/%: $(B)/tests/fuzz/fuzz_%.o $(B)/tests/fuzz/replay.o $(FUZZ_COMMON) $(LIBDX)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+replay: $(REPLAY_BIN)
+	@for n in $(FUZZ_NAMES); do echo "replay: $$n"; \
+	    $(B)/tests/fuzz/replay/$$n $(FUZZ_INPUTS) || exit 1; done
+
+check: all unit replay
 	DOCDEX=$(abspath $(DOCDEX)) DX_SYNTH=$(abspath $(SYNTH)) \
 	    DOCDEX_FAKE_CUDART=$(abspath $(FAKE_CUDART)) bats tests/*.bats
+
+FUZZ_TIME ?= 60
+FUZZ_FLAGS = -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+fuzz:
+	$(MAKE) B=build/fuzz CC=clang CFLAGS="$(FUZZ_FLAGS) -fsanitize=fuzzer-no-link" \
+	    LDFLAGS="$(FUZZ_FLAGS)" fuzz-run
+
+$(B)/tests/fuzz/bin/%: $(B)/tests/fuzz/fuzz_%.o $(FUZZ_COMMON) $(LIBDX)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
+
+# What a run learns is kept in $(B)/corpus/NAME; a failing input is
+# written to $(B)/crash-NAME-*, to be kept in tests/fuzz/regress/NAME.
+fuzz-run: $(FUZZ_NAMES:%=$(B)/tests/fuzz/bin/%)
+	@for n in $(FUZZ_NAMES); do echo "fuzz: $$n, $(FUZZ_TIME) s"; mkdir -p $(B)/corpus/$$n; \
+	    $(B)/tests/fuzz/bin/$$n -max_total_time=$(FUZZ_TIME) -timeout=10 -rss_limit_mb=2048 \
+	    -artifact_prefix=$(B)/crash-$$n- $(B)/corpus/$$n \
+	    $$(for d in tests/fuzz/seeds/$$n tests/fuzz/regress/$$n; do [ -d $$d ] && echo $$d; done) \
+	    || exit 1; done
 
 # Sanitizer errors exit with their own status so that a test expecting a
 # plain failure (1) cannot mistake one for it.
@@ -135,6 +176,6 @@ uninstall:
 clean:
 	rm -rf build docdex lib/libdocdex.a tests/dx-synth
 
-.PHONY: all unit check asan tsan demo bench install uninstall clean
+.PHONY: all unit replay check fuzz fuzz-run asan tsan demo bench install uninstall clean
 .SUFFIXES:
 .SECONDARY:

@@ -28,7 +28,8 @@ int64_t dx__strtab_find(const dx_strtab *t, const char *s, size_t len);
 static inline const char *dx__strtab_get(const dx_strtab *t, uint32_t i, size_t *len)
 {
 	*len = (size_t)(t->off[i + 1] - t->off[i]);
-	return t->pool.p + t->off[i];
+	/* A table of empty strings has no pool at all. */
+	return t->pool.p ? t->pool.p + t->off[i] : "";
 }
 
 void dx__strtab_free(dx_strtab *t);
