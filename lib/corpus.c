@@ -356,9 +356,11 @@ int dx_corpus_records(dx_corpus *c, const uint64_t *pos, size_t n, dx_record *re
 		if (dx__buf_add(&c->arena, data, o->len) < 0)
 			return dx__fail_nomem(err);
 	}
+	/* A batch of empty records leaves the arena unallocated: "" then, as
+	 * for an empty mapped file. */
 	for (size_t k = 0; k < n; k++)
 		if (!recs[c->order[k].i].stable)
-			recs[c->order[k].i].data = c->arena.p + c->order[k].arena_off;
+			recs[c->order[k].i].data = c->arena.p ? c->arena.p + c->order[k].arena_off : "";
 	return 0;
 }
 

@@ -52,7 +52,8 @@ void dx__queries_free(dx_queries *q);
 static inline const char *dx__query_text(const dx_queries *q, uint32_t i, size_t *len)
 {
 	*len = (size_t)(q->text_off[i + 1] - q->text_off[i]);
-	return q->text.p + q->text_off[i];
+	/* Queries whose texts are all empty have no text buffer at all. */
+	return q->text.p ? q->text.p + q->text_off[i] : "";
 }
 
 int dx__qrels_load(dx_sampler *s, dx_err *err);

@@ -74,9 +74,10 @@ int dx__textfile_next(dx_textfile *t, char **line, size_t *len, dx_err *err)
 {
 	size_t searched = t->start;
 	for (;;) {
-		char *s = t->buf + t->start;
 		char *nl = t->len > searched ? memchr(t->buf + searched, '\n', t->len - searched) : NULL;
 		if (nl || (t->eof && t->len > t->start)) {
+			/* Only here: before the first fill, buf is NULL (no arithmetic on it). */
+			char *s = t->buf + t->start;
 			char *e = nl ? nl : t->buf + t->len;
 			t->start = nl ? (size_t)(nl - t->buf) + 1 : t->len;
 			if (e > s && e[-1] == '\r')

@@ -1,0 +1,254 @@
+/*
+ * fuzz_index.c: an index file (.ddx) of arbitrary bytes, beside fixed TSV,
+ * JSONL and TREC corpora, to dx_index_open, dx_corpus_open and every lookup
+ * through them: each must serve or refuse, never crash or leak.
+ *
+ * Input: a flags byte, then the index.  Flag bit 0 clear: the harness first
+ * recomputes the header's, sections' and chunks' CRC32s and the file size,
+ * so that a mutation reaches the checks behind them instead of being
+ * refused as damaged at once; set: the bytes go in as they are.  The seeds
+ * (tests/fuzz/seeds/index) are indexes built by docdex index over exactly
+ * the corpora below, with their mtime, so that mutations start from indexes
+ * that open.
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "docdex.h"
+#include "fuzz.h"
+#include "index_format.h"
+
+/* The corpora that seed indexes were built over; any change to them (or to
+ * FIXED_MTIME) makes every seed stale: rebuild the seeds then. */
+static const char tsv[] =
+	"0\tThe presence of communication amid scientific minds was important.\n"
+	"1\tThe Manhattan Project and its atomic bomb helped bring an end to World War II.\n"
+	"2\tEssay on the legacy of the project.\n"
+	"\n"
+	"3\tTabs\tinside\tthe text, and a CRLF line end.\r\n"
+	"4\tThe last passage, \"quoted\", without a line end.";
+static const char tsv2[] =
+	"d-1\tA title\tA second file, whose ids are not numbers.\n"
+	"d-2\t\tNo title here.\n";
+static const char jsonl[] =
+	"{\"_id\": \"doc-a\", \"title\": \"Alpha\", \"text\": \"The first document.\"}\n"
+	"{\"_id\": \"doc-b\", \"title\": \"\", \"text\": \"Escapes: \\\"\\u00e9\\n\\t\\\\ end\"}\n"
+	"{\"_id\": \"17\", \"contents\": \"A numeric id, text under contents.\", \"n\": [1, {\"x\": null}]}\n"
+	"{\"_id\": \"doc-c\", \"text\": \"\"}\n";
+static const char trec[] =
+	"<DOC>\n<DOCNO> FT911-1 </DOCNO>\n<TITLE>A title</TITLE>\n<TEXT>\nThe text of the first.\n</TEXT>\n</DOC>\n"
+	"<DOC>\n<DOCNO>FT911-2</DOCNO>\nNo TEXT element: the text follows the DOCNO.\n</DOC>\n"
+	"<DOC id=\"ntcir-3\">\n<text>An NTCIR id.</text>\n</DOC>\n";
+
+/* 2023-11-14 22:13:20 UTC. */
+#define FIXED_MTIME 1700000000
+
+static void put_corpus(const char *name, const char *text, size_t len)
+{
+	const char *p = fuzz_file(name, text, len);
+	/* A fixed mtime, as the index records it (with its size and a
+	 * fingerprint of its bytes) and refuses the file as stale otherwise. */
+	struct timespec t[2] = { { FIXED_MTIME, 0 }, { FIXED_MTIME, 0 } };
+	if (utimensat(AT_FDCWD, p, t, 0) < 0)
+		abort();
+}
+
+/* Recomputes every checksum that covers the bytes, as docdex index would
+ * have written them, as far as the header and table can be read. */
+static void repair(unsigned char *p, size_t size)
+{
+	struct ddx_header h;
+	struct ddx_section t[DDX_SEC_MAX];
+	if (size < sizeof h)
+		return;
+	memcpy(&h, p, sizeof h);
+	if (h.nsections > DDX_SEC_MAX || sizeof h + h.nsections * sizeof *t > size)
+		return;
+	uint32_t ns = h.nsections;
+	memcpy(t, p + sizeof h, ns * sizeof *t);
+	int cc = -1;
+	for (uint32_t i = 0; i < ns; i++) {
+		if (t[i].offset > size || t[i].size > size - t[i].offset)
+			t[i].size = 0, t[i].offset = size; /* out of the file: nothing to cover */
+		if (cc < 0 && t[i].type == DDX_SEC_CHUNKCRC)
+			cc = (int)i;
+	}
+	/* Chunk CRCs first, the whole-section CRCs over them, the header last. */
+	uint64_t ncrc = cc < 0 ? 0 : t[cc].size / 4;
+	for (uint32_t i = 0; i < ns; i++) {
+		if ((int)i == cc)
+			continue;
+		uint64_t chunk = 1ULL << DDX_CHUNK_SHIFT;
+		for (uint64_t c = 0; c * chunk < t[i].size; c++) {
+			uint64_t g = (uint64_t)t[i].chunk_first + c, at = c * chunk;
+			if (g >= ncrc)
+				break;
+			uint64_t n = t[i].size - at < chunk ? t[i].size - at : chunk;
+			uint32_t crc = dx__crc32(0, p + t[i].offset + at, n);
+			memcpy(p + t[cc].offset + g * 4, &crc, 4);
+		}
+	}
+	for (uint32_t i = 0; i < ns; i++)
+		if ((int)i != cc)
+			t[i].crc = dx__crc32(0, p + t[i].offset, t[i].size);
+	if (cc >= 0)
+		t[cc].crc = dx__crc32(0, p + t[cc].offset, t[cc].size);
+	/* Back into the table (an entry out of the file gets the CRC of nothing). */
+	for (uint32_t i = 0; i < ns; i++)
+		memcpy(p + sizeof h + i * sizeof *t + offsetof(struct ddx_section, crc), &t[i].crc, 4);
+	h.file_size = size;
+	uint64_t hs = h.header_size;
+	if (hs < sizeof h || hs > size || hs > sizeof h + DDX_SEC_MAX * sizeof *t)
+		hs = sizeof h + ns * sizeof *t;
+	h.header_crc = ddx_header_crc(&h, p + sizeof h, hs - sizeof h);
+	memcpy(p, &h, sizeof h);
+}
+
+static volatile size_t sink;
+
+/* Reads every byte, so that ASan sees a pointer past what is mapped. */
+static void touch(const char *p, size_t n)
+{
+	size_t s = 0;
+	for (size_t i = 0; i < n; i++)
+		s += (unsigned char)p[i];
+	sink += s;
+}
+
+static void index_lookups(const char *path)
+{
+	dx_err err = { 0 };
+	dx_index *ix = dx_index_open(path, &err);
+	if (!ix)
+		return;
+	dx_index_info info;
+	dx_index_get_info(ix, &info);
+	touch(info.params, info.params_len);
+	dx_source_info si;
+	/* sources and sections are bounded by the file size (96 and 32 bytes each). */
+	for (uint32_t i = 0; i < info.sources; i++)
+		if (dx_index_get_source(ix, i, &si) == 0)
+			sink += strlen(si.path) + strlen(si.abs_path) + si.size + si.records;
+	if (dx_index_get_source(ix, info.sources, &si) != DX_EINVAL)
+		abort();
+	dx_section_info sec;
+	uint32_t nsec = dx_index_sections(ix);
+	for (uint32_t i = 0; i < nsec; i++)
+		if (dx_index_get_section(ix, i, &sec) == 0)
+			sink += strlen(sec.name) + sec.offset + sec.size;
+	if (dx_index_get_section(ix, nsec, &sec) != DX_EINVAL)
+		abort();
+	sink += (size_t)dx_index_check(ix, &err);
+	sink += (size_t)dx_index_check_source(ix, 0, &err);
+	dx_index_close(ix);
+}
+
+/* Record pos whole, its id, and the record that id finds. */
+static void record_at(dx_corpus *c, uint64_t pos, uint64_t n)
+{
+	dx_err err = { 0 };
+	dx_record rec;
+	int rc = dx_corpus_record(c, pos, &rec, &err);
+	if (pos >= n && rc == 0)
+		abort(); /* past the end must be refused */
+	if (rc == 0)
+		touch(rec.data, rec.len);
+	const char *id;
+	size_t len;
+	rc = dx_corpus_id(c, pos, &id, &len, &err);
+	if (pos >= n && rc == 0)
+		abort();
+	if (rc == 0) {
+		touch(id, len);
+		/* find needs the id's bytes after the next call on c: a copy. */
+		char copy[256];
+		size_t cl = len < sizeof copy ? len : sizeof copy;
+		memcpy(copy, id, cl);
+		uint64_t at;
+		if (dx_corpus_find(c, copy, cl, &at, &err) == 1 && at >= n)
+			abort();
+	}
+}
+
+static void corpus_lookups(const char *path)
+{
+	dx_err err = { 0 };
+	dx_corpus *c = dx_corpus_open(path, &err);
+	if (!c)
+		return;
+	uint64_t n = dx_corpus_count(c);
+	/* First, last, middle, and count itself (and n - 1 wrapping at 0). */
+	const uint64_t at[] = { 0, n - 1, n / 2, n, UINT64_MAX };
+	for (size_t i = 0; i < sizeof at / sizeof *at; i++)
+		record_at(c, at[i], n);
+
+	/* A batch out of order with a repeat, and one with a position past the end. */
+	uint64_t pos[5] = { n / 2, 0, n - 1, 0, n / 3 };
+	dx_record recs[5];
+	if (n && dx_corpus_records(c, pos, 5, recs, &err) == 0)
+		for (size_t i = 0; i < 5; i++)
+			touch(recs[i].data, recs[i].len);
+	pos[3] = n;
+	if (dx_corpus_records(c, pos, 5, recs, &err) == 0)
+		abort();
+
+	static const char *const absent[] = { "", "absent-id", "99999999999999999999", "5", "doc-z" };
+	for (size_t i = 0; i < sizeof absent / sizeof *absent; i++) {
+		uint64_t p;
+		if (dx_corpus_find(c, absent[i], strlen(absent[i]), &p, &err) == 1 && p >= n)
+			abort();
+	}
+
+	/* The text of the first records, and a selection of fields named as
+	 * the corpus's format names them. */
+	dx_index_info info;
+	dx_index_get_info(dx_corpus_index(c), &info);
+	const char *specs[] = { NULL, info.format == DX_FMT_TSV     ? "2,text,1"
+	                              : info.format == DX_FMT_JSONL ? "title,_id,text"
+	                                                            : "title,docno,text" };
+	for (size_t s = 0; s < 2; s++) {
+		dx_fields *f = dx_fields_parse(c, specs[s], &err);
+		for (uint64_t p = 0; f && p < n && p < 4; p++) {
+			dx_record rec;
+			const char *out;
+			size_t len;
+			if (dx_corpus_record(c, p, &rec, &err) == 0 &&
+			    dx_corpus_fields(c, f, &rec, &out, &len, &err) == 0)
+				touch(out, len);
+		}
+		dx_fields_free(f);
+	}
+	dx_corpus_close(c);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static int ready;
+	if (!ready) {
+		put_corpus("c.tsv", tsv, sizeof tsv - 1);
+		put_corpus("d.tsv", tsv2, sizeof tsv2 - 1);
+		put_corpus("c.jsonl", jsonl, sizeof jsonl - 1);
+		put_corpus("c.trec", trec, sizeof trec - 1);
+		ready = 1;
+	}
+	if (size < 1)
+		return 0;
+	int raw = data[0] & 1;
+	size--;
+	unsigned char *ix = malloc(size ? size : 1);
+	if (!ix)
+		abort();
+	memcpy(ix, data + 1, size);
+	if (!raw)
+		repair(ix, size);
+	/* The index names its corpus files relative to its own directory. */
+	char path[512];
+	snprintf(path, sizeof path, "%s", fuzz_file("c.ddx", ix, size));
+	free(ix);
+	index_lookups(path);
+	corpus_lookups(path);
+	return 0;
+}

@@ -1,0 +1,293 @@
+/*
+ * fuzz_topics.c: the inputs of docdex sample (query texts, qrels, runs, ID
+ * triples) on arbitrary bytes.  Input: one selector byte, then the file.
+ *
+ *   bits 0-1  the file: 0 queries (dx__queries_load), 1 qrels
+ *             (dx__qrels_load), 2 a run (dx__run_load), 3 ID triples (read
+ *             line by line by dx_sampler_next: no loader of its own)
+ *   bit  2    strict: a bad line is an error, not a count
+ *   bit  3    exclude_judged
+ *   bits 4-5  k: min_rel 1, 0, 2, 0.5; run depth 0, 1, 3, 10; random
+ *             negatives with a run when k is odd; triples: epochs 1 + (k & 1),
+ *             count 5 when k & 2
+ *   bit  6    3 negatives a triple, and the shard 1 of 2
+ *   bit  7    also draw triples through dx_sampler_open (always for triples)
+ *
+ * The other inputs are fixed: a small TSV corpus holding the ids that the
+ * seeds (slices of tests/data) name, indexed once per process, its queries
+ * and its qrels.  A file may be refused with an error code, never crash or
+ * leak; what is loaded must hold together (positions inside the corpus,
+ * positives never drawn as negatives), or abort().
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "docdex.h"
+#include "fuzz.h"
+#include "sample.h"
+
+/* Bounds the triples drawn from one input: enough for a second epoch of
+ * a small file and for every negative path, few enough to stay fast. */
+enum { MAX_TRIPLES = 64, MAX_NEG = 3 };
+
+/* The ids of the seeds' qrels and runs, so that their judgements and
+ * candidates resolve; mixed kinds, so the index hashes them. */
+static const char corpus_ids[] =
+	"1720389\n1720395\n1729\n2046505\n3045565\n3045567\n"
+	"<dbpedia:Ancient_Roman_architecture>\n<dbpedia:Architecture_of_Provence>\n"
+	"<dbpedia:Art_in_Paris>\n<dbpedia:Arènes_de_Lutèce>\n<dbpedia:Barbegal_aqueduct_and_mill>\n"
+	"CACM-1410\nCACM-1572\nCACM-1605\nCACM-2020\nCACM-2358\nCACM-2434\n"
+	"CR93E-10279\nCR93E-10505\nCR93E-1282\nCR93E-1850\nCR#93E-1860\nCR93E-1952\n"
+	"CR93E-2191\nCR93E-2473\nCR93E-3103\n"
+	"SHK-MOV-0-0\nSHK-MOV-I-I\nSHK-MOV-I-II\nSHK-MOV-II-I\nSHK-MOV-II-VII\n"
+	"1239\n1502\n4462\n4569\n5472\n5502\n"
+	"CACM-1938\nCACM-2036\nCACM-1827\nCACM-1071\nCACM-2535\n"
+	"FR940202-2-00150\nFR940202-2-00151\nFR940202-2-00154\nFR940203-1-00036\n"
+	"FR940203-1-00038\nFR940203-1-00039\n"
+	"FBIS3-27619\nFT941-17652\nFBIS3-2934\nFBIS3-25796\nFT934-4015\nFBIS4-46846\n"
+	"4418\n1297\n26\n4344\n8304\n8333\n6711\n6708\n";
+
+/* The seeds' query ids, each once (a repeated one is an error under strict). */
+static const char queries_text[] =
+	"1\tmeasurement of dielectric constant\n"
+	"2\tmathematical analysis of waveguides\n"
+	"301\tinternational organized crime\n"
+	"302\tpolio and post-polio\n"
+	"303\thubble telescope achievements\n"
+	"19335\tanthropological definition of environment\n"
+	"INEX_LD-2010019\tla guerre d'algérie\n"
+	"TEST00\tdramatis personae\n"
+	"TEST01\tportia\n";
+
+/* Positives for the queries of the run seeds, some at relevance 2 so that
+ * every min_rel of the selector leaves one. */
+static const char qrels_text[] =
+	"1 0 CACM-1410 1\n"
+	"1 0 1239 2\n"
+	"2 0 8304 1\n"
+	"301 0 CR93E-1282 2\n"
+	"301 0 FR940202-2-00150 0\n"
+	"303 0 FT941-17652 1\n"
+	"19335 0 1729 2\n";
+
+static dx_corpus *corpus;
+
+/* Bytes summed into a volatile: every byte handed out is read, so that
+ * ASan sees an id or text that points outside its memory. */
+static volatile size_t sink;
+static char queries_path[512], qrels_path[512];
+
+/* Writes the fixed files and indexes the corpus, once per process. */
+static void setup(void)
+{
+	if (corpus)
+		return;
+	dx_buf tsv = { 0 };
+	for (const char *p = corpus_ids, *nl; (nl = strchr(p, '\n')); p = nl + 1) {
+		size_t n = (size_t)(nl - p);
+		if (dx__buf_add(&tsv, p, n) < 0 || dx__buf_add(&tsv, "\tdocument ", 10) < 0 ||
+		    dx__buf_add(&tsv, p, n + 1) < 0)
+			abort();
+	}
+	char path[512], index[600];
+	snprintf(path, sizeof path, "%s", fuzz_file("corpus.tsv", tsv.p, tsv.len));
+	snprintf(index, sizeof index, "%s.ddx", path);
+	dx__buf_free(&tsv);
+	const char *files[1] = { path };
+	dx_build_opts bo = { .format = DX_FMT_TSV };
+	dx_err err = { 0 };
+	if (dx_index_build(files, 1, index, &bo, NULL, &err) < 0 || !(corpus = dx_corpus_open(index, &err))) {
+		fprintf(stderr, "fuzz_topics: %s: %s\n", err.subject, err.what);
+		abort();
+	}
+	snprintf(queries_path, sizeof queries_path, "%s",
+	         fuzz_file("queries.tsv", queries_text, sizeof queries_text - 1));
+	snprintf(qrels_path, sizeof qrels_path, "%s", fuzz_file("qrels.txt", qrels_text, sizeof qrels_text - 1));
+}
+
+/* A failure must say what it was. */
+static void failed(int r, const dx_err *err)
+{
+	if (r >= 0 || err->code != r)
+		abort();
+}
+
+/* A sampler as dx_sampler_open starts one, before it reads anything. */
+static dx_sampler *new_sampler(const dx_sample_opts *o)
+{
+	dx_sampler *s = calloc(1, sizeof *s);
+	if (!s)
+		abort();
+	s->c = corpus;
+	s->o = *o;
+	s->next = o->rank;
+	s->perm_epoch = UINT64_MAX;
+	return s;
+}
+
+/* Every query id finds its own number, and its text is in the pool. */
+static void check_queries(const dx_sampler *s)
+{
+	const dx_queries *q = &s->q;
+	if (q->ids.n != s->rep.queries)
+		abort();
+	for (uint32_t i = 0; i < q->ids.n; i++) {
+		size_t idn, tn;
+		const char *id = dx__strtab_get(&q->ids, i, &idn), *t = dx__query_text(q, i, &tn);
+		if (dx__strtab_find(&q->ids, id, idn) != (int64_t)i || q->text_off[i] > q->text_off[i + 1] ||
+		    q->text_off[i + 1] > q->text.len)
+			abort();
+		for (size_t k = 0; k < idn; k++)
+			sink += (unsigned char)id[k];
+		for (size_t k = 0; k < tn; k++)
+			sink += (unsigned char)t[k];
+	}
+}
+
+/* Pairs name known queries and documents of the corpus; each query's
+ * excluded documents are sorted (they are binary-searched) and hold its
+ * positives. */
+static void check_qrels(const dx_sampler *s)
+{
+	uint32_t nq = s->q.ids.n;
+	uint64_t n = dx_corpus_count(corpus);
+	for (uint32_t q = 0; q < nq; q++) {
+		if (s->excl_at[q] > s->excl_at[q + 1])
+			abort();
+		for (uint64_t i = s->excl_at[q]; i < s->excl_at[q + 1]; i++)
+			if (s->excl[i] >= n || (i > s->excl_at[q] && s->excl[i] <= s->excl[i - 1]))
+				abort();
+	}
+	if (s->rep.positives != s->npairs)
+		abort();
+	for (uint64_t i = 0; i < s->npairs; i++)
+		if (s->pair_q[i] >= nq || s->pair_doc[i] >= n || !dx__sample_excluded(s, s->pair_q[i], s->pair_doc[i]))
+			abort();
+}
+
+/* A query's candidates lie inside the kept ones, within the depth, in the
+ * corpus, and none is excluded for it. */
+static void check_run(const dx_sampler *s)
+{
+	uint64_t n = dx_corpus_count(corpus);
+	for (uint32_t q = 0; q < s->q.ids.n; q++) {
+		uint64_t at = s->cand_at[q], m = s->cand_n[q];
+		if (at > s->rep.run_entries || m > s->rep.run_entries - at || (s->o.depth && m > s->o.depth))
+			abort();
+		for (uint64_t i = 0; i < m; i++)
+			if (s->cand[at + i] >= n || dx__sample_excluded(s, q, s->cand[at + i]))
+				abort();
+	}
+}
+
+/* Loads the file through its own loader, after the fixed inputs that it
+ * needs (the queries, and for a run the qrels too). */
+static void load_direct(int which, const dx_sample_opts *o)
+{
+	dx_err err = { 0 };
+	dx_sampler *s = new_sampler(o);
+	int r = dx__queries_load(s, &err);
+	if (which == 0) {
+		if (r < 0)
+			failed(r, &err);
+		else
+			check_queries(s);
+	} else if (r < 0) {
+		abort(); /* the fixed queries */
+	} else if ((r = dx__qrels_load(s, &err)) < 0) {
+		if (which == 2)
+			abort(); /* the fixed qrels */
+		failed(r, &err);
+	} else {
+		check_qrels(s);
+		if (which == 2 && (r = dx__run_load(s, &err)) < 0)
+			failed(r, &err);
+		else if (which == 2)
+			check_run(s);
+	}
+	dx_sampler_close(s);
+}
+
+/* Draws triples as docdex sample does and checks each. */
+static void draw(const dx_sample_opts *o)
+{
+	dx_err err = { 0 };
+	dx_sampler *s = dx_sampler_open(corpus, o, &err);
+	if (!s) {
+		failed(err.code, &err);
+		return;
+	}
+	uint64_t n = dx_corpus_count(corpus), neg[MAX_NEG];
+	dx_triple t = { .neg = neg };
+	int r = 0;
+	for (int i = 0; i < MAX_TRIPLES && (r = dx_sampler_next(s, &t, &err)) == 1; i++) {
+		if (t.n % o->world_size != o->rank || t.pos >= n || t.nneg != o->negatives)
+			abort();
+		int64_t q = dx__strtab_find(&s->q.ids, t.qid, t.qid_len);
+		size_t tn;
+		const char *text = q < 0 ? NULL : dx__query_text(&s->q, (uint32_t)q, &tn);
+		if (!text || tn != t.query_len || memcmp(text, t.query, tn) != 0)
+			abort();
+		for (size_t k = 0; k < t.query_len; k++)
+			sink += (unsigned char)t.query[k];
+		for (unsigned k = 0; k < t.nneg; k++) {
+			if (neg[k] >= n)
+				abort();
+			/* Drawn from qrels: a positive or excluded document is no negative. */
+			if (!o->triples && dx__sample_excluded(s, (uint32_t)q, neg[k]))
+				abort();
+		}
+		if (!o->triples && !dx__sample_excluded(s, (uint32_t)q, t.pos))
+			abort();
+	}
+	if (r < 0)
+		failed(r, &err);
+	dx_sampler_close(s);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static const double min_rel[4] = { 1, 0, 2, 0.5 };
+	static const unsigned depth[4] = { 0, 1, 3, 10 };
+	if (size < 1)
+		return 0;
+	setup();
+	unsigned sel = data[0], which = sel & 3, k = (sel >> 4) & 3;
+	const char *file = fuzz_file("input", data + 1, size - 1);
+	dx_sample_opts o = {
+		.queries = queries_path,
+		.qrels = qrels_path,
+		.min_rel = min_rel[k],
+		.depth = depth[k],
+		.exclude_judged = (sel >> 3) & 1,
+		.random = 1,
+		.run_ratio = 0.5,
+		.negatives = sel & 0x40 ? MAX_NEG : 1,
+		.seed = sel,
+		.epochs = 1,
+		.rank = sel & 0x40 ? 1 : 0,
+		.world_size = sel & 0x40 ? 2 : 1,
+		.strict = (sel >> 2) & 1,
+	};
+	if (which == 0) {
+		o.queries = file;
+	} else if (which == 1) {
+		o.qrels = file;
+	} else if (which == 2) {
+		o.run = file;
+		o.random = k & 1; /* a run alone, or a run and random negatives */
+	} else {
+		/* ID triples come alone: no qrels, run or random negatives. */
+		o.triples = file;
+		o.qrels = NULL;
+		o.random = 0;
+		o.epochs = 1 + (k & 1);
+		o.count = k & 2 ? 5 : 0;
+	}
+	if (which != 3)
+		load_direct((int)which, &o);
+	if (which == 3 || (sel & 0x80))
+		draw(&o);
+	return 0;
+}
