@@ -5,16 +5,17 @@
 load helpers
 
 @test "a gzip bomb of zeros stops at the longest record, in bounded memory" {
+	# Inflating 1 GiB takes minutes under the sanitizers: the plain build
+	# runs this.
+	[ -z "${ASAN_OPTIONS-}${TSAN_OPTIONS-}" ] || skip "too slow under a sanitizer"
 	# 2 GiB of zeros in 2 MiB: 2048 gzip members of 1 MiB each.
 	python3 -c 'import gzip, sys
 m = gzip.compress(b"\0" * (1 << 20), compresslevel=9, mtime=0)
 sys.stdout.buffer.write(m * 2048)' > bomb.gz
-	# Memory well below what the bomb inflates to; the sanitizers reserve
-	# terabytes of address space for themselves, so they go without.
-	local f limit="ulimit -v 3000000 &&"
-	[ -z "${ASAN_OPTIONS-}${TSAN_OPTIONS-}" ] || limit=""
+	local f
 	for f in tsv jsonl; do
-		run --separate-stderr bash -c "$limit"' exec "$0" index --format "$1" bomb.gz' \
+		# Memory well below what the bomb inflates to.
+		run --separate-stderr bash -c 'ulimit -v 3000000 && exec "$0" index --format "$1" bomb.gz' \
 			"$DOCDEX" "$f"
 		status_is 1
 		equals "$stderr" "docdex index: a record longer than 1.0 GiB, the most one may hold, at byte 0: 'bomb.gz'"
