@@ -105,7 +105,7 @@ FUZZ_NAMES = $(FUZZ_SRC:tests/fuzz/fuzz_%.c=%)
 REPLAY_BIN = $(FUZZ_NAMES:%=$(B)/tests/fuzz/replay/%)
 FUZZ_INPUTS = $$(find tests/fuzz/seeds/$$n tests/fuzz/regress/$$n -type f 2>/dev/null | sort)
 
-FUZZ_COMMON = $(B)/tests/fuzz/fuzz.o
+FUZZ_COMMON = $(B)/tests/fuzz/fuzz.o $(B)/tests/fuzz/ddx_repair.o
 
 $(B)/tests/fuzz/replay/%: $(B)/tests/fuzz/fuzz_%.o $(B)/tests/fuzz/replay.o $(FUZZ_COMMON) $(LIBDX)
 	@mkdir -p $(@D)

@@ -20,4 +20,13 @@ const char *fuzz_file(const char *name, const void *data, size_t size);
 /* The path of NAME in that directory, written or not. */
 const char *fuzz_path(const char *name);
 
+/* Recomputes the CRC32s of an index's header, sections and chunks, and
+ * its file size, over bytes a fuzzer mutated (ddx_repair.c), as far as its
+ * header and table can be read: so that a mutation reaches the checks
+ * behind the checksums instead of being refused as damaged at once. */
+void fuzz_repair_index(unsigned char *p, size_t size);
+
+/* Reads n bytes at p, so that ASan sees a pointer past what it may read. */
+void fuzz_touch(const char *p, size_t n);
+
 #endif

@@ -53,69 +53,6 @@ static void fit_sources(unsigned char *p, size_t size, uint64_t gz_size, uint64_
 	}
 }
 
-/* Recomputes every checksum that covers the bytes, as docdex index would
- * have written them, as far as the header and table can be read (as in
- * fuzz_index.c). */
-static void repair(unsigned char *p, size_t size)
-{
-	struct ddx_header h;
-	struct ddx_section t[DDX_SEC_MAX];
-	if (size < sizeof h)
-		return;
-	memcpy(&h, p, sizeof h);
-	if (h.nsections > DDX_SEC_MAX || sizeof h + h.nsections * sizeof *t > size)
-		return;
-	uint32_t ns = h.nsections;
-	memcpy(t, p + sizeof h, ns * sizeof *t);
-	int cc = -1;
-	for (uint32_t i = 0; i < ns; i++) {
-		if (t[i].offset > size || t[i].size > size - t[i].offset)
-			t[i].size = 0, t[i].offset = size; /* out of the file: nothing to cover */
-		if (cc < 0 && t[i].type == DDX_SEC_CHUNKCRC)
-			cc = (int)i;
-	}
-	/* Chunk CRCs first, the whole-section CRCs over them, the header last. */
-	uint64_t ncrc = cc < 0 ? 0 : t[cc].size / 4;
-	for (uint32_t i = 0; i < ns; i++) {
-		if ((int)i == cc)
-			continue;
-		uint64_t chunk = 1ULL << DDX_CHUNK_SHIFT;
-		for (uint64_t c = 0; c * chunk < t[i].size; c++) {
-			uint64_t g = (uint64_t)t[i].chunk_first + c, at = c * chunk;
-			if (g >= ncrc)
-				break;
-			uint64_t n = t[i].size - at < chunk ? t[i].size - at : chunk;
-			uint32_t crc = dx__crc32(0, p + t[i].offset + at, n);
-			memcpy(p + t[cc].offset + g * 4, &crc, 4);
-		}
-	}
-	for (uint32_t i = 0; i < ns; i++)
-		if ((int)i != cc)
-			t[i].crc = dx__crc32(0, p + t[i].offset, t[i].size);
-	if (cc >= 0)
-		t[cc].crc = dx__crc32(0, p + t[cc].offset, t[cc].size);
-	/* Back into the table (an entry out of the file gets the CRC of nothing). */
-	for (uint32_t i = 0; i < ns; i++)
-		memcpy(p + sizeof h + i * sizeof *t + offsetof(struct ddx_section, crc), &t[i].crc, 4);
-	h.file_size = size;
-	uint64_t hs = h.header_size;
-	if (hs < sizeof h || hs > size || hs > sizeof h + DDX_SEC_MAX * sizeof *t)
-		hs = sizeof h + ns * sizeof *t;
-	h.header_crc = ddx_header_crc(&h, p + sizeof h, hs - sizeof h);
-	memcpy(p, &h, sizeof h);
-}
-
-static volatile size_t sink;
-
-/* Reads every byte, so that ASan sees a pointer past the buffer. */
-static void touch(const char *p, size_t n)
-{
-	size_t s = 0;
-	for (size_t i = 0; i < n; i++)
-		s += (unsigned char)p[i];
-	sink += s;
-}
-
 static void record_at(dx_corpus *c, uint64_t pos, uint64_t n)
 {
 	dx_err err = { 0 };
@@ -124,14 +61,14 @@ static void record_at(dx_corpus *c, uint64_t pos, uint64_t n)
 	if (pos >= n && rc == 0)
 		abort(); /* past the end must be refused */
 	if (rc == 0)
-		touch(rec.data, rec.len);
+		fuzz_touch(rec.data, rec.len);
 	const char *id;
 	size_t len;
 	rc = dx_corpus_id(c, pos, &id, &len, &err);
 	if (pos >= n && rc == 0)
 		abort();
 	if (rc == 0)
-		touch(id, len);
+		fuzz_touch(id, len);
 }
 
 static void reads(const char *path)
@@ -153,7 +90,7 @@ static void reads(const char *path)
 	dx_record recs[5];
 	if (n && dx_corpus_records(c, pos, 5, recs, &err) == 0)
 		for (size_t i = 0; i < 5; i++)
-			touch(recs[i].data, recs[i].len);
+			fuzz_touch(recs[i].data, recs[i].len);
 	pos[1] = n;
 	if (dx_corpus_records(c, pos, 5, recs, &err) == 0)
 		abort();
@@ -164,7 +101,7 @@ static void reads(const char *path)
 	size_t len;
 	if (f && n && dx_corpus_record(c, n / 2, &rec, &err) == 0 &&
 	    dx_corpus_fields(c, f, &rec, &out, &len, &err) == 0)
-		touch(out, len);
+		fuzz_touch(out, len);
 	dx_fields_free(f);
 	dx_corpus_close(c);
 }
@@ -201,7 +138,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		close(fd);
 		fit_sources(ix, ixlen, size - ixlen, fp);
-		repair(ix, ixlen);
+		fuzz_repair_index(ix, ixlen);
 	}
 	fuzz_file("c.tsv.gz.ddx", ix, ixlen); /* found as the corpus's path + .ddx */
 	free(ix);

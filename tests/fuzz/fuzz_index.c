@@ -23,6 +23,9 @@
 
 /* The corpora that seed indexes were built over; any change to them (or to
  * FIXED_MTIME) makes every seed stale: rebuild the seeds then. */
+/* What the harness read, so that the reads are not optimised away. */
+static volatile size_t sink;
+
 static const char tsv[] =
 	"0\tThe presence of communication amid scientific minds was important.\n"
 	"1\tThe Manhattan Project and its atomic bomb helped bring an end to World War II.\n"
@@ -56,68 +59,6 @@ static void put_corpus(const char *name, const char *text, size_t len)
 		abort();
 }
 
-/* Recomputes every checksum that covers the bytes, as docdex index would
- * have written them, as far as the header and table can be read. */
-static void repair(unsigned char *p, size_t size)
-{
-	struct ddx_header h;
-	struct ddx_section t[DDX_SEC_MAX];
-	if (size < sizeof h)
-		return;
-	memcpy(&h, p, sizeof h);
-	if (h.nsections > DDX_SEC_MAX || sizeof h + h.nsections * sizeof *t > size)
-		return;
-	uint32_t ns = h.nsections;
-	memcpy(t, p + sizeof h, ns * sizeof *t);
-	int cc = -1;
-	for (uint32_t i = 0; i < ns; i++) {
-		if (t[i].offset > size || t[i].size > size - t[i].offset)
-			t[i].size = 0, t[i].offset = size; /* out of the file: nothing to cover */
-		if (cc < 0 && t[i].type == DDX_SEC_CHUNKCRC)
-			cc = (int)i;
-	}
-	/* Chunk CRCs first, the whole-section CRCs over them, the header last. */
-	uint64_t ncrc = cc < 0 ? 0 : t[cc].size / 4;
-	for (uint32_t i = 0; i < ns; i++) {
-		if ((int)i == cc)
-			continue;
-		uint64_t chunk = 1ULL << DDX_CHUNK_SHIFT;
-		for (uint64_t c = 0; c * chunk < t[i].size; c++) {
-			uint64_t g = (uint64_t)t[i].chunk_first + c, at = c * chunk;
-			if (g >= ncrc)
-				break;
-			uint64_t n = t[i].size - at < chunk ? t[i].size - at : chunk;
-			uint32_t crc = dx__crc32(0, p + t[i].offset + at, n);
-			memcpy(p + t[cc].offset + g * 4, &crc, 4);
-		}
-	}
-	for (uint32_t i = 0; i < ns; i++)
-		if ((int)i != cc)
-			t[i].crc = dx__crc32(0, p + t[i].offset, t[i].size);
-	if (cc >= 0)
-		t[cc].crc = dx__crc32(0, p + t[cc].offset, t[cc].size);
-	/* Back into the table (an entry out of the file gets the CRC of nothing). */
-	for (uint32_t i = 0; i < ns; i++)
-		memcpy(p + sizeof h + i * sizeof *t + offsetof(struct ddx_section, crc), &t[i].crc, 4);
-	h.file_size = size;
-	uint64_t hs = h.header_size;
-	if (hs < sizeof h || hs > size || hs > sizeof h + DDX_SEC_MAX * sizeof *t)
-		hs = sizeof h + ns * sizeof *t;
-	h.header_crc = ddx_header_crc(&h, p + sizeof h, hs - sizeof h);
-	memcpy(p, &h, sizeof h);
-}
-
-static volatile size_t sink;
-
-/* Reads every byte, so that ASan sees a pointer past what is mapped. */
-static void touch(const char *p, size_t n)
-{
-	size_t s = 0;
-	for (size_t i = 0; i < n; i++)
-		s += (unsigned char)p[i];
-	sink += s;
-}
-
 static void index_lookups(const char *path)
 {
 	dx_err err = { 0 };
@@ -126,7 +67,7 @@ static void index_lookups(const char *path)
 		return;
 	dx_index_info info;
 	dx_index_get_info(ix, &info);
-	touch(info.params, info.params_len);
+	fuzz_touch(info.params, info.params_len);
 	dx_source_info si;
 	/* sources and sections are bounded by the file size (96 and 32 bytes each). */
 	for (uint32_t i = 0; i < info.sources; i++)
@@ -155,14 +96,14 @@ static void record_at(dx_corpus *c, uint64_t pos, uint64_t n)
 	if (pos >= n && rc == 0)
 		abort(); /* past the end must be refused */
 	if (rc == 0)
-		touch(rec.data, rec.len);
+		fuzz_touch(rec.data, rec.len);
 	const char *id;
 	size_t len;
 	rc = dx_corpus_id(c, pos, &id, &len, &err);
 	if (pos >= n && rc == 0)
 		abort();
 	if (rc == 0) {
-		touch(id, len);
+		fuzz_touch(id, len);
 		/* find needs the id's bytes after the next call on c: a copy. */
 		char copy[256];
 		size_t cl = len < sizeof copy ? len : sizeof copy;
@@ -190,7 +131,7 @@ static void corpus_lookups(const char *path)
 	dx_record recs[5];
 	if (n && dx_corpus_records(c, pos, 5, recs, &err) == 0)
 		for (size_t i = 0; i < 5; i++)
-			touch(recs[i].data, recs[i].len);
+			fuzz_touch(recs[i].data, recs[i].len);
 	pos[3] = n;
 	if (dx_corpus_records(c, pos, 5, recs, &err) == 0)
 		abort();
@@ -217,7 +158,7 @@ static void corpus_lookups(const char *path)
 			size_t len;
 			if (dx_corpus_record(c, p, &rec, &err) == 0 &&
 			    dx_corpus_fields(c, f, &rec, &out, &len, &err) == 0)
-				touch(out, len);
+				fuzz_touch(out, len);
 		}
 		dx_fields_free(f);
 	}
@@ -243,7 +184,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	memcpy(ix, data + 1, size);
 	if (!raw)
-		repair(ix, size);
+		fuzz_repair_index(ix, size);
 	/* The index names its corpus files relative to its own directory. */
 	char path[512];
 	snprintf(path, sizeof path, "%s", fuzz_file("c.ddx", ix, size));
