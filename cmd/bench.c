@@ -28,45 +28,7 @@ static const char usage[] =
 	"\n"
 	"What is measured:\n"
 	"      --strategies LIST    memory, stdio, pread, mmap, gzip, bgzf, or all\n"
-	"                           (default: all that apply to the corpus)\n"
-	"      --workload KIND      triples, random or scan (default: triples)\n"
-	"      --batch N            samples per batch (default: 32)\n"
-	"  -j, --workers LIST       worker processes, e.g. 1,2,4,8 (default: 1)\n"
-	"      --threads LIST       loader threads in each worker (default: 1)\n"
-	"      --duration SECS      measured time per repetition (default: 2)\n"
-	"      --samples N          measure N samples per worker instead\n"
-	"      --warmup SECS        unmeasured time before it (default: 0.5)\n"
-	"      --repeat R           repetitions of each cell (default: 3)\n"
-	"      --mem-limit SIZE     mark a cell OOM, and skip it, when its projected\n"
-	"                           memory exceeds SIZE (default: available memory)\n"
-	"\n"
-	"Triples (as in docdex sample; without them, documents at random):\n"
-	"      --queries FILE       query texts\n"
-	"      --qrels FILE         judgements: the positives\n"
-	"      --run FILE           negatives from a run (default: at random)\n"
-	"      --depth K            the top K of the run per query (default: all)\n"
-	"      --negatives K        negatives per sample (default: 1)\n"
-	"      --seed S             the seed of the draws (default: 0)\n"
-	"\n"
-	"The corpus when none is given:\n"
-	"      --synthetic SPEC     passages:N, docs:N (N records, or a size such as\n"
-	"                           2G) or a size (default: passages:50000)\n"
-	"      --tmpdir DIR         where it goes (default: $TMPDIR, or /tmp)\n"
-	"\n"
-	"Output:\n"
-	"      --format FORMAT      table, csv, json or markdown (default: table, or\n"
-	"                           as the -o file's name ends)\n"
-	"  -o, --output FILE        write the report to FILE (the table still goes to\n"
-	"                           stdout unless --quiet)\n"
-	"      --plot FILE          samples/s and memory against workers, as SVG\n"
-	"      --baseline FILE      compare with an earlier JSON report; exit 3 when a\n"
-	"                           cell got slower or bigger\n"
-	"      --tolerance PCT      what the baseline comparison forgives (default: 10)\n"
-	"      --from FILE          report an earlier JSON report instead of measuring\n"
-	"  -c, --config FILE        read options from a YAML experiment file\n"
-	"                           (options given here override it)\n"
-	"  -q, --quiet              no table when writing -o, no progress\n"
-	"  -h, --help               show this help\n";
+	"                           (default: all that apply to the corpus)\n";
 
 enum { OPT_STRATEGIES = MX_OPT_OWN };
 
@@ -270,13 +232,6 @@ static int render_meta(const bench_opts *b, const plan *p, meta *mt)
 	return fclose(f);
 }
 
-static void free_cells(rs_matrix *m)
-{
-	for (size_t i = 0; m->cells && i < m->ncells; i++)
-		free(m->cells[i].rep);
-	free(m->cells);
-}
-
 /* Runs the matrix: the corpus first (generated, or indexed when it has no
  * index), then every cell.  Returns 0, or the exit status of a failure. */
 static int measure(bench_opts *b, rs_matrix *m, plan *p, meta *mt)
@@ -355,10 +310,7 @@ int cmd_bench(int argc, char **argv)
 	rc = matrix_report(&cmd, &b.mx, &m);
 out:
 	matrix_corpus_remove(&p.mc);
-	if (b.mx.from)
-		rs_free_report(&m);
-	else
-		free_cells(&m);
+	rs_free_report(&m);
 	free(mt.labels);
 	free(mt.machine);
 	free(mt.build);

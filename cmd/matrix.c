@@ -49,6 +49,48 @@ enum { NSHARED = sizeof shared / sizeof *shared };
 
 /* The shared options and the command's own: for the keys of an
  * experiment file with file_keys, else for getopt_long; malloc'd. */
+/* The help of the shared options, after the command's own (the first
+ * lines of "What is measured:"). */
+static const char shared_usage[] =
+	"      --workload KIND      triples, random or scan (default: triples)\n"
+	"      --batch N            samples per batch (default: 32)\n"
+	"  -j, --workers LIST       worker processes, e.g. 1,2,4,8 (default: 1)\n"
+	"      --threads LIST       loader threads in each worker (default: 1)\n"
+	"      --duration SECS      measured time per repetition (default: 2)\n"
+	"      --samples N          measure N samples per worker instead\n"
+	"      --warmup SECS        unmeasured time before it (default: 0.5)\n"
+	"      --repeat R           repetitions of each cell (default: 3)\n"
+	"      --mem-limit SIZE     mark a cell OOM, and skip it, when its projected\n"
+	"                           memory exceeds SIZE (default: available memory)\n"
+	"\n"
+	"Triples (as in docdex sample; without them, documents at random):\n"
+	"      --queries FILE       query texts\n"
+	"      --qrels FILE         judgements: the positives\n"
+	"      --run FILE           negatives from a run (default: at random)\n"
+	"      --depth K            the top K of the run per query (default: all)\n"
+	"      --negatives K        negatives per sample (default: 1)\n"
+	"      --seed S             the seed of the draws (default: 0)\n"
+	"\n"
+	"The corpus when none is given:\n"
+	"      --synthetic SPEC     passages:N, docs:N (N records, or a size such as\n"
+	"                           2G) or a size (default: passages:50000)\n"
+	"      --tmpdir DIR         where it goes (default: $TMPDIR, or /tmp)\n"
+	"\n"
+	"Output:\n"
+	"      --format FORMAT      table, csv, json or markdown (default: table, or\n"
+	"                           as the -o file's name ends)\n"
+	"  -o, --output FILE        write the report to FILE (the table still goes to\n"
+	"                           stdout unless --quiet)\n"
+	"      --plot FILE          samples/s and memory against workers, as SVG\n"
+	"      --baseline FILE      compare with an earlier JSON report; exit 3 when a\n"
+	"                           cell got slower or bigger\n"
+	"      --tolerance PCT      what the baseline comparison forgives (default: 10)\n"
+	"      --from FILE          report an earlier JSON report instead of measuring\n"
+	"  -c, --config FILE        read options from a YAML experiment file\n"
+	"                           (options given here override it)\n"
+	"  -q, --quiet              no table when writing -o, no progress\n"
+	"  -h, --help               show this help\n";
+
 static struct option *all_options(const matrix_cmd *cmd, int file_keys)
 {
 	size_t own = 0;
@@ -354,6 +396,7 @@ int matrix_parse(const matrix_cmd *cmd, matrix_opts *b, int argc, char **argv)
 	while ((c = getopt_long(argc, argv, shorts, options, NULL)) != -1) {
 		if (c == 'h') {
 			fputs(cmd->usage, stdout);
+			fputs(shared_usage, stdout);
 			rc = -1;
 			goto out;
 		}

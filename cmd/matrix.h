@@ -62,7 +62,8 @@ void matrix_opts_free(matrix_opts *o);
  * status after saying what is wrong). */
 typedef struct matrix_cmd {
 	const char *name;
-	const char *usage;
+	const char *usage;        /* up to its own options; the shared ones
+	                             follow in --help */
 	const struct option *own; /* ends with a zero entry */
 	int (*set)(void *ctx, int id, const char *name, const char *value, const char *place);
 	void *ctx;

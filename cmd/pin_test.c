@@ -49,45 +49,7 @@ static const char usage[] =
 	"      --cache LIST         warm (read in first) or cold (dropped from the\n"
 	"                           page cache before each repetition) (default: warm)\n"
 	"      --strategy NAME      how the workers read (default: mmap, or bgzf or\n"
-	"                           gzip for a compressed corpus)\n"
-	"      --workload KIND      triples, random or scan (default: triples)\n"
-	"      --batch N            samples per batch (default: 32)\n"
-	"  -j, --workers LIST       worker processes, e.g. 1,2,4,8 (default: 1)\n"
-	"      --threads LIST       loader threads in each worker (default: 1)\n"
-	"      --duration SECS      measured time per repetition (default: 2)\n"
-	"      --samples N          measure N samples per worker instead\n"
-	"      --warmup SECS        unmeasured time before it (default: 0.5)\n"
-	"      --repeat R           repetitions of each cell (default: 3)\n"
-	"      --mem-limit SIZE     mark a cell OOM, and skip it, when its projected\n"
-	"                           memory exceeds SIZE (default: available memory)\n"
-	"\n"
-	"Triples (as in docdex sample; without them, documents at random):\n"
-	"      --queries FILE       query texts\n"
-	"      --qrels FILE         judgements: the positives\n"
-	"      --run FILE           negatives from a run (default: at random)\n"
-	"      --depth K            the top K of the run per query (default: all)\n"
-	"      --negatives K        negatives per sample (default: 1)\n"
-	"      --seed S             the seed of the draws (default: 0)\n"
-	"\n"
-	"The corpus when none is given:\n"
-	"      --synthetic SPEC     passages:N, docs:N (N records, or a size such as\n"
-	"                           2G) or a size (default: passages:50000)\n"
-	"      --tmpdir DIR         where it goes (default: $TMPDIR, or /tmp)\n"
-	"\n"
-	"Output:\n"
-	"      --format FORMAT      table, csv, json or markdown (default: table, or\n"
-	"                           as the -o file's name ends)\n"
-	"  -o, --output FILE        write the report to FILE (the table still goes to\n"
-	"                           stdout unless --quiet)\n"
-	"      --plot FILE          samples/s and memory against workers, as SVG\n"
-	"      --baseline FILE      compare with an earlier JSON report; exit 3 when a\n"
-	"                           cell got slower or bigger\n"
-	"      --tolerance PCT      what the baseline comparison forgives (default: 10)\n"
-	"      --from FILE          report an earlier JSON report instead of measuring\n"
-	"  -c, --config FILE        read options from a YAML experiment file\n"
-	"                           (options given here override it)\n"
-	"  -q, --quiet              no table when writing -o, no progress\n"
-	"  -h, --help               show this help\n";
+	"                           gzip for a compressed corpus)\n";
 
 enum { OPT_PIN = MX_OPT_OWN, OPT_PLACEMENT, OPT_CACHE, OPT_RAMDISK, OPT_STRATEGY };
 
@@ -929,13 +891,6 @@ static int measure(pin_opts *p, rs_matrix *m, plan *pl, meta *mt)
 	return 0;
 }
 
-static void free_cells(rs_matrix *m)
-{
-	for (size_t i = 0; m->cells && i < m->ncells; i++)
-		free(m->cells[i].rep);
-	free(m->cells);
-}
-
 int cmd_pin_test(int argc, char **argv)
 {
 	pin_opts p = { .strategy = -1, .ramdisk = "/dev/shm" };
@@ -977,10 +932,7 @@ int cmd_pin_test(int argc, char **argv)
 	rc = matrix_report(&cmd, &p.mx, &m);
 out:
 	matrix_corpus_remove(&pl.mc);
-	if (p.mx.from)
-		rs_free_report(&m);
-	else
-		free_cells(&m);
+	rs_free_report(&m);
 	free(mt.labels);
 	free(mt.machine);
 	free(mt.build);

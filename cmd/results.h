@@ -130,6 +130,8 @@ int rs_compare_baseline(const rs_matrix *m, const char *path, double tolerance, 
  * Free what it allocated with rs_free_report, also after a failure.
  */
 int rs_read_report(rs_matrix *m, const char *path, dx_err *err);
+/* Frees the cells and their repetitions, read or measured, and what
+ * rs_read_report kept besides. */
 void rs_free_report(rs_matrix *m);
 
 /* Member key of the JSON object text obj (as the report's objects are
