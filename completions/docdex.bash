@@ -48,6 +48,27 @@ _docdex_yaml_files()
     done
 }
 
+# The number of words after word $1 of the command line that are neither
+# options nor the values of the options in $2 (" --opt --opt2 "); every
+# word after "--" counts.
+_docdex_positionals()
+{
+    local at=$1 valued=$2 w i n=0
+    for ((i = at + 1; i < COMP_CWORD; i++)); do
+        w=${COMP_WORDS[i]}
+        if [[ $valued == *" $w "* ]]; then
+            [[ ${COMP_WORDS[i + 1]} == = ]] && ((i++))
+            ((i++))
+        elif [[ $w == -- ]]; then
+            ((n += COMP_CWORD - i - 1))
+            break
+        elif [[ $w != -* && $w != = ]]; then
+            ((n++))
+        fi
+    done
+    echo "$n"
+}
+
 # Completes the last item of a comma-separated list $1 from the words $2.
 _docdex_list()
 {
@@ -155,19 +176,21 @@ _docdex()
         bench:--strategies)
             _docdex_list "$val" "memory stdio pread mmap gzip bgzf all"
             ;;
-        bench:--workload)
+        bench:--workload | pin-test:--workload)
             COMPREPLY=($(compgen -W "triples random scan" -- "$val"))
             ;;
-        bench:--format)
+        bench:--format | pin-test:--format)
             COMPREPLY=($(compgen -W "table csv json markdown" -- "$val"))
             ;;
-        bench:--queries | bench:--qrels | bench:--run | bench:-o | bench:--output | bench:--plot | bench:--baseline | bench:--from)
+        bench:--queries | bench:--qrels | bench:--run | bench:-o | bench:--output | bench:--plot | \
+            bench:--baseline | bench:--from | pin-test:--queries | pin-test:--qrels | pin-test:--run | \
+            pin-test:-o | pin-test:--output | pin-test:--plot | pin-test:--baseline | pin-test:--from)
             _docdex_files "$val"
             ;;
-        bench:--tmpdir)
+        bench:--tmpdir | pin-test:--tmpdir | pin-test:--ramdisk)
             _docdex_dirs "$val"
             ;;
-        bench:-c | bench:--config)
+        bench:-c | bench:--config | pin-test:-c | pin-test:--config)
             _docdex_yaml_files "$val"
             ;;
         pin-test:--pin)
@@ -181,21 +204,6 @@ _docdex()
             ;;
         pin-test:--strategy)
             COMPREPLY=($(compgen -W "memory stdio pread mmap gzip bgzf" -- "$val"))
-            ;;
-        pin-test:--workload)
-            COMPREPLY=($(compgen -W "triples random scan" -- "$val"))
-            ;;
-        pin-test:--format)
-            COMPREPLY=($(compgen -W "table csv json markdown" -- "$val"))
-            ;;
-        pin-test:--queries | pin-test:--qrels | pin-test:--run | pin-test:-o | pin-test:--output | pin-test:--plot | pin-test:--baseline | pin-test:--from)
-            _docdex_files "$val"
-            ;;
-        pin-test:--tmpdir | pin-test:--ramdisk)
-            _docdex_dirs "$val"
-            ;;
-        pin-test:-c | pin-test:--config)
-            _docdex_yaml_files "$val"
             ;;
         esac
         # Numbers, names and field lists have nothing to complete.
@@ -215,93 +223,16 @@ _docdex()
             _docdex_files "$cur"
         fi
         ;;
-    get)
+    get | sample | bench | pin-test)
         if [[ $cur == -* ]]; then
-            COMPREPLY=($(compgen -W "$get_opts" -- "$cur"))
+            local opts=${cmd//-/_}_opts
+            COMPREPLY=($(compgen -W "${!opts}" -- "$cur"))
             return 0
         fi
         # The first word that is neither an option nor an option's value
-        # is the corpus or index; those after it are ids.
-        local w nargs=0
-        for ((i = at + 1; i < COMP_CWORD; i++)); do
-            w=${COMP_WORDS[i]}
-            if [[ $valued == *" $w "* ]]; then
-                [[ ${COMP_WORDS[i + 1]} == = ]] && ((i++))
-                ((i++))
-            elif [[ $w == -- ]]; then
-                ((nargs += COMP_CWORD - i - 1))
-                break
-            elif [[ $w != -* && $w != = ]]; then
-                ((nargs++))
-            fi
-        done
-        ((nargs == 0)) && _docdex_files "$cur"
-        ;;
-    sample)
-        if [[ $cur == -* ]]; then
-            COMPREPLY=($(compgen -W "$sample_opts" -- "$cur"))
-            return 0
-        fi
-        # The one word that is neither an option nor an option's value is
-        # the corpus or index.
-        local w nargs=0
-        for ((i = at + 1; i < COMP_CWORD; i++)); do
-            w=${COMP_WORDS[i]}
-            if [[ $valued == *" $w "* ]]; then
-                [[ ${COMP_WORDS[i + 1]} == = ]] && ((i++))
-                ((i++))
-            elif [[ $w == -- ]]; then
-                ((nargs += COMP_CWORD - i - 1))
-                break
-            elif [[ $w != -* && $w != = ]]; then
-                ((nargs++))
-            fi
-        done
-        ((nargs == 0)) && _docdex_files "$cur"
-        ;;
-    bench)
-        if [[ $cur == -* ]]; then
-            COMPREPLY=($(compgen -W "$bench_opts" -- "$cur"))
-            return 0
-        fi
-        # The one word that is neither an option nor an option's value is
-        # the corpus or index (without one, a synthetic corpus is made).
-        local w nargs=0
-        for ((i = at + 1; i < COMP_CWORD; i++)); do
-            w=${COMP_WORDS[i]}
-            if [[ $valued == *" $w "* ]]; then
-                [[ ${COMP_WORDS[i + 1]} == = ]] && ((i++))
-                ((i++))
-            elif [[ $w == -- ]]; then
-                ((nargs += COMP_CWORD - i - 1))
-                break
-            elif [[ $w != -* && $w != = ]]; then
-                ((nargs++))
-            fi
-        done
-        ((nargs == 0)) && _docdex_files "$cur"
-        ;;
-    pin-test)
-        if [[ $cur == -* ]]; then
-            COMPREPLY=($(compgen -W "$pin_test_opts" -- "$cur"))
-            return 0
-        fi
-        # The one word that is neither an option nor an option's value is
-        # the corpus or index (without one, a synthetic corpus is made).
-        local w nargs=0
-        for ((i = at + 1; i < COMP_CWORD; i++)); do
-            w=${COMP_WORDS[i]}
-            if [[ $valued == *" $w "* ]]; then
-                [[ ${COMP_WORDS[i + 1]} == = ]] && ((i++))
-                ((i++))
-            elif [[ $w == -- ]]; then
-                ((nargs += COMP_CWORD - i - 1))
-                break
-            elif [[ $w != -* && $w != = ]]; then
-                ((nargs++))
-            fi
-        done
-        ((nargs == 0)) && _docdex_files "$cur"
+        # is the corpus or index (get: the words after it are ids; bench
+        # and pin-test make a synthetic corpus without one).
+        (($(_docdex_positionals "$at" "$valued") == 0)) && _docdex_files "$cur"
         ;;
     help)
         ((at == COMP_CWORD - 1)) &&

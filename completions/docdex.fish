@@ -35,33 +35,37 @@ complete -c docdex -n '__fish_seen_subcommand_from index' -l verify -d 'check th
 complete -c docdex -n '__fish_seen_subcommand_from index' -s q -l quiet -d 'no progress bar'
 complete -c docdex -n '__fish_seen_subcommand_from index' -s h -l help -d 'show the usage and options'
 
-# docdex get: the corpus or index, then ids (nothing to complete).
-# Whether no corpus or index was given yet: no word after "get" that is
-# neither an option nor an option's value.
-function __docdex_get_needs_corpus
+# Whether no corpus or index was given yet to the command $argv[1]: no
+# word after it that is neither an option nor the value of one of the
+# options $argv[2..-1].
+function __docdex_needs_corpus
+    set -l cmd $argv[1]
+    set -l valued $argv[2..-1]
     set -l words (commandline -opc)
-    set -l seen_get 0
+    set -l seen 0
     set -l skip 0
     for w in $words[2..-1]
-        if test $seen_get -eq 0
-            test "$w" = get; and set seen_get 1
+        if test $seen -eq 0
+            test "$w" = $cmd; and set seen 1
             continue
         end
         if test $skip -eq 1
             set skip 0
             continue
         end
-        switch $w
-            case --field --format --random --seed --missing --batch
-                set skip 1
-            case '-*'
-            case '*'
-                return 1
+        if contains -- $w $valued
+            set skip 1
+        else if not string match -q -- '-*' $w
+            return 1
         end
     end
     return 0
 end
-complete -c docdex -n '__fish_seen_subcommand_from get; and __docdex_get_needs_corpus' -F
+# The options of bench and pin-test that take a value.
+set -g __docdex_matrix_valued --workload --batch -j --workers --threads --duration --samples --warmup --repeat --mem-limit --queries --qrels --run --depth --negatives --seed --synthetic --tmpdir --format -o --output --plot --baseline --tolerance --from -c --config
+
+# docdex get: the corpus or index, then ids (nothing to complete).
+complete -c docdex -n '__fish_seen_subcommand_from get; and __docdex_needs_corpus get --field --format --random --seed --missing --batch' -F
 complete -c docdex -n '__fish_seen_subcommand_from get' -l field -x -d 'print these fields, joined by a space'
 complete -c docdex -n '__fish_seen_subcommand_from get' -l format -x -a 'raw\t"the record as it is (default)" tsv\t"id, a TAB and the text" jsonl\t"a JSON object with id and text"' -d 'output format'
 complete -c docdex -n '__fish_seen_subcommand_from get' -l position -d 'read 0-based positions in corpus order, not ids'
@@ -72,32 +76,7 @@ complete -c docdex -n '__fish_seen_subcommand_from get' -l batch -x -d 'look up 
 complete -c docdex -n '__fish_seen_subcommand_from get' -s h -l help -d 'show the usage and options'
 
 # docdex sample: the corpus or index, one only.
-# Whether no corpus or index was given yet: no word after "sample" that is
-# neither an option nor an option's value.
-function __docdex_sample_needs_corpus
-    set -l words (commandline -opc)
-    set -l seen_sample 0
-    set -l skip 0
-    for w in $words[2..-1]
-        if test $seen_sample -eq 0
-            test "$w" = sample; and set seen_sample 1
-            continue
-        end
-        if test $skip -eq 1
-            set skip 0
-            continue
-        end
-        switch $w
-            case --queries --qrels --min-rel --run --depth --run-ratio --triples -o --output --format --field --negatives --count --epochs --seed --rank --world-size
-                set skip 1
-            case '-*'
-            case '*'
-                return 1
-        end
-    end
-    return 0
-end
-complete -c docdex -n '__fish_seen_subcommand_from sample; and __docdex_sample_needs_corpus' -F
+complete -c docdex -n '__fish_seen_subcommand_from sample; and __docdex_needs_corpus sample --queries --qrels --min-rel --run --depth --run-ratio --triples -o --output --format --field --negatives --count --epochs --seed --rank --world-size' -F
 complete -c docdex -n '__fish_seen_subcommand_from sample' -l queries -r -F -d 'query texts: qid TAB text, JSONL or TREC topics'
 complete -c docdex -n '__fish_seen_subcommand_from sample' -l qrels -r -F -d 'judgements: TREC or BEIR qrels'
 complete -c docdex -n '__fish_seen_subcommand_from sample' -l min-rel -x -d 'a judgement of N or more is a positive (default 1)'
@@ -122,31 +101,6 @@ complete -c docdex -n '__fish_seen_subcommand_from sample' -s h -l help -d 'show
 
 # docdex bench: a corpus or index, one at most (without one, a synthetic
 # corpus is made).
-# Whether no corpus or index was given yet: no word after "bench" that is
-# neither an option nor an option's value.
-function __docdex_bench_needs_corpus
-    set -l words (commandline -opc)
-    set -l seen_bench 0
-    set -l skip 0
-    for w in $words[2..-1]
-        if test $seen_bench -eq 0
-            test "$w" = bench; and set seen_bench 1
-            continue
-        end
-        if test $skip -eq 1
-            set skip 0
-            continue
-        end
-        switch $w
-            case --strategies --workload --batch -j --workers --threads --duration --samples --warmup --repeat --mem-limit --queries --qrels --run --depth --negatives --seed --synthetic --tmpdir --format -o --output --plot --baseline --tolerance --from -c --config
-                set skip 1
-            case '-*'
-            case '*'
-                return 1
-        end
-    end
-    return 0
-end
 # The loading strategies, for a comma-separated list.
 function __docdex_bench_strategies
     printf '%s\t%s\n' memory 'the whole corpus in the memory of each worker' \
@@ -157,62 +111,38 @@ function __docdex_bench_strategies
         bgzf 'the shared index over a BGZF corpus' \
         all 'all six'
 end
-complete -c docdex -n '__fish_seen_subcommand_from bench; and __docdex_bench_needs_corpus' -F
+complete -c docdex -n '__fish_seen_subcommand_from bench; and __docdex_needs_corpus bench --strategies $__docdex_matrix_valued' -F
 complete -c docdex -n '__fish_seen_subcommand_from bench' -l strategies -x -a '(__fish_complete_list , __docdex_bench_strategies)' -d 'loading strategies to compare (default all that apply)'
-complete -c docdex -n '__fish_seen_subcommand_from bench' -l workload -x -a 'triples\t"a query, a positive and negatives (default)" random\t"a document at random" scan\t"the next document in corpus order"' -d 'what a sample is'
-complete -c docdex -n '__fish_seen_subcommand_from bench' -l batch -x -d 'samples per batch (1 to 65536, default 32)'
-complete -c docdex -n '__fish_seen_subcommand_from bench' -s j -l workers -x -d 'numbers of worker processes, as 1,2,4,8 (default 1)'
-complete -c docdex -n '__fish_seen_subcommand_from bench' -l threads -x -d 'numbers of loader threads in each worker (default 1)'
-complete -c docdex -n '__fish_seen_subcommand_from bench' -l duration -x -d 'measured seconds per repetition (default 2)'
-complete -c docdex -n '__fish_seen_subcommand_from bench' -l samples -x -d 'measure N samples per worker instead of a duration'
-complete -c docdex -n '__fish_seen_subcommand_from bench' -l warmup -x -d 'unmeasured seconds before the measured part (default 0.5)'
-complete -c docdex -n '__fish_seen_subcommand_from bench' -l repeat -x -d 'repetitions of each cell (default 3)'
-complete -c docdex -n '__fish_seen_subcommand_from bench' -l mem-limit -x -d 'report a cell oom when its projected memory exceeds this size'
-complete -c docdex -n '__fish_seen_subcommand_from bench' -l queries -r -F -d 'query texts: qid TAB text, JSONL or TREC topics'
-complete -c docdex -n '__fish_seen_subcommand_from bench' -l qrels -r -F -d 'judgements: the positives of the triples'
-complete -c docdex -n '__fish_seen_subcommand_from bench' -l run -r -F -d 'draw negatives from a TREC run'
-complete -c docdex -n '__fish_seen_subcommand_from bench' -l depth -x -d 'keep the top K run documents of each query by score (default all)'
-complete -c docdex -n '__fish_seen_subcommand_from bench' -l negatives -x -d 'negatives per triple (1 to 1024, default 1)'
-complete -c docdex -n '__fish_seen_subcommand_from bench' -l seed -x -d 'seed for the draws (default 0)'
-complete -c docdex -n '__fish_seen_subcommand_from bench' -l synthetic -x -d 'the synthetic corpus made without a corpus: passages:N, docs:N or a size'
-complete -c docdex -n '__fish_seen_subcommand_from bench' -l tmpdir -x -a '(__fish_complete_directories)' -d 'where the temporary directory goes (default $TMPDIR, or /tmp)'
-complete -c docdex -n '__fish_seen_subcommand_from bench' -l format -x -a 'table\t"for people (default)" csv\t"one row a cell" json\t"everything, for a later baseline" markdown\t"a Markdown table"' -d 'report format'
-complete -c docdex -n '__fish_seen_subcommand_from bench' -s o -l output -r -F -d 'write the report to this file, replaced only once complete'
-complete -c docdex -n '__fish_seen_subcommand_from bench' -l plot -r -F -d 'samples/s and memory against workers, as SVG'
-complete -c docdex -n '__fish_seen_subcommand_from bench' -l baseline -r -F -d 'compare with an earlier JSON report, exit 3 on a regression'
-complete -c docdex -n '__fish_seen_subcommand_from bench' -l tolerance -x -d 'what the baseline comparison forgives, in percent (default 10)'
-complete -c docdex -n '__fish_seen_subcommand_from bench' -l from -r -F -d 'report an earlier JSON report instead of measuring'
-complete -c docdex -n '__fish_seen_subcommand_from bench' -s c -l config -k -x -a '(__fish_complete_suffix .yaml)' -d 'read options from a YAML experiment file'
-complete -c docdex -n '__fish_seen_subcommand_from bench' -s q -l quiet -d 'no table when writing a report file, no progress'
-complete -c docdex -n '__fish_seen_subcommand_from bench' -s h -l help -d 'show the usage and options'
+# The options bench and pin-test share.
+complete -c docdex -n '__fish_seen_subcommand_from bench pin-test' -l workload -x -a 'triples\t"a query, a positive and negatives (default)" random\t"a document at random" scan\t"the next document in corpus order"' -d 'what a sample is'
+complete -c docdex -n '__fish_seen_subcommand_from bench pin-test' -l batch -x -d 'samples per batch (1 to 65536, default 32)'
+complete -c docdex -n '__fish_seen_subcommand_from bench pin-test' -s j -l workers -x -d 'numbers of worker processes, as 1,2,4,8 (default 1)'
+complete -c docdex -n '__fish_seen_subcommand_from bench pin-test' -l threads -x -d 'numbers of loader threads in each worker (default 1)'
+complete -c docdex -n '__fish_seen_subcommand_from bench pin-test' -l duration -x -d 'measured seconds per repetition (default 2)'
+complete -c docdex -n '__fish_seen_subcommand_from bench pin-test' -l samples -x -d 'measure N samples per worker instead of a duration'
+complete -c docdex -n '__fish_seen_subcommand_from bench pin-test' -l warmup -x -d 'unmeasured seconds before the measured part (default 0.5)'
+complete -c docdex -n '__fish_seen_subcommand_from bench pin-test' -l repeat -x -d 'repetitions of each cell (default 3)'
+complete -c docdex -n '__fish_seen_subcommand_from bench pin-test' -l mem-limit -x -d 'report a cell oom when its projected memory exceeds this size'
+complete -c docdex -n '__fish_seen_subcommand_from bench pin-test' -l queries -r -F -d 'query texts: qid TAB text, JSONL or TREC topics'
+complete -c docdex -n '__fish_seen_subcommand_from bench pin-test' -l qrels -r -F -d 'judgements: the positives of the triples'
+complete -c docdex -n '__fish_seen_subcommand_from bench pin-test' -l run -r -F -d 'draw negatives from a TREC run'
+complete -c docdex -n '__fish_seen_subcommand_from bench pin-test' -l depth -x -d 'keep the top K run documents of each query by score (default all)'
+complete -c docdex -n '__fish_seen_subcommand_from bench pin-test' -l negatives -x -d 'negatives per triple (1 to 1024, default 1)'
+complete -c docdex -n '__fish_seen_subcommand_from bench pin-test' -l seed -x -d 'seed for the draws (default 0)'
+complete -c docdex -n '__fish_seen_subcommand_from bench pin-test' -l synthetic -x -d 'the synthetic corpus made without a corpus: passages:N, docs:N or a size'
+complete -c docdex -n '__fish_seen_subcommand_from bench pin-test' -l tmpdir -x -a '(__fish_complete_directories)' -d 'where the temporary directory goes (default $TMPDIR, or /tmp)'
+complete -c docdex -n '__fish_seen_subcommand_from bench pin-test' -l format -x -a 'table\t"for people (default)" csv\t"one row a cell" json\t"everything, for a later baseline" markdown\t"a Markdown table"' -d 'report format'
+complete -c docdex -n '__fish_seen_subcommand_from bench pin-test' -s o -l output -r -F -d 'write the report to this file, replaced only once complete'
+complete -c docdex -n '__fish_seen_subcommand_from bench pin-test' -l plot -r -F -d 'samples/s and memory against workers, as SVG'
+complete -c docdex -n '__fish_seen_subcommand_from bench pin-test' -l baseline -r -F -d 'compare with an earlier JSON report, exit 3 on a regression'
+complete -c docdex -n '__fish_seen_subcommand_from bench pin-test' -l tolerance -x -d 'what the baseline comparison forgives, in percent (default 10)'
+complete -c docdex -n '__fish_seen_subcommand_from bench pin-test' -l from -r -F -d 'report an earlier JSON report instead of measuring'
+complete -c docdex -n '__fish_seen_subcommand_from bench pin-test' -s c -l config -k -x -a '(__fish_complete_suffix .yaml)' -d 'read options from a YAML experiment file'
+complete -c docdex -n '__fish_seen_subcommand_from bench pin-test' -s q -l quiet -d 'no table when writing a report file, no progress'
+complete -c docdex -n '__fish_seen_subcommand_from bench pin-test' -s h -l help -d 'show the usage and options'
 
 # docdex pin-test: a corpus or index, one at most (without one, a synthetic
 # corpus is made).
-# Whether no corpus or index was given yet: no word after "pin-test" that is
-# neither an option nor an option's value.
-function __docdex_pin_test_needs_corpus
-    set -l words (commandline -opc)
-    set -l seen_pin_test 0
-    set -l skip 0
-    for w in $words[2..-1]
-        if test $seen_pin_test -eq 0
-            test "$w" = pin-test; and set seen_pin_test 1
-            continue
-        end
-        if test $skip -eq 1
-            set skip 0
-            continue
-        end
-        switch $w
-            case --pin --placement --ramdisk --cache --strategy --workload --batch -j --workers --threads --duration --samples --warmup --repeat --mem-limit --queries --qrels --run --depth --negatives --seed --synthetic --tmpdir --format -o --output --plot --baseline --tolerance --from -c --config
-                set skip 1
-            case '-*'
-            case '*'
-                return 1
-        end
-    end
-    return 0
-end
 # The pinning modes, for a comma-separated list.
 function __docdex_pin_test_pins
     printf '%s\t%s\n' none 'nothing pinned, the reference' \
@@ -232,35 +162,9 @@ function __docdex_pin_test_caches
     printf '%s\t%s\n' warm 'the corpus read in first' \
         cold 'the corpus dropped from the page cache'
 end
-complete -c docdex -n '__fish_seen_subcommand_from pin-test; and __docdex_pin_test_needs_corpus' -F
+complete -c docdex -n '__fish_seen_subcommand_from pin-test; and __docdex_needs_corpus pin-test --pin --placement --ramdisk --cache --strategy $__docdex_matrix_valued' -F
 complete -c docdex -n '__fish_seen_subcommand_from pin-test' -l pin -x -a '(__fish_complete_list , __docdex_pin_test_pins)' -d 'pinning modes to compare (default none,buffers,corpus,cuda)'
 complete -c docdex -n '__fish_seen_subcommand_from pin-test' -l placement -x -a '(__fish_complete_list , __docdex_pin_test_placements)' -d 'where the corpus is read from (default disk,ramdisk)'
 complete -c docdex -n '__fish_seen_subcommand_from pin-test' -l ramdisk -x -a '(__fish_complete_directories)' -d 'the tmpfs or ramfs directory for the copy (default /dev/shm)'
 complete -c docdex -n '__fish_seen_subcommand_from pin-test' -l cache -x -a '(__fish_complete_list , __docdex_pin_test_caches)' -d 'the page cache before each repetition (default warm)'
-complete -c docdex -n '__fish_seen_subcommand_from pin-test' -l strategy -x -a 'memory\t"the whole corpus in the memory of each worker" stdio\t"a private table of offsets, fseek and a line read" pread\t"the shared index, pread for the bytes" mmap\t"the index and the corpus mapped and shared" gzip\t"the shared index over a gzip corpus" bgzf\t"the shared index over a BGZF corpus"' -d 'how the workers read (default mmap, or bgzf or gzip for a compressed corpus)'
-complete -c docdex -n '__fish_seen_subcommand_from pin-test' -l workload -x -a 'triples\t"a query, a positive and negatives (default)" random\t"a document at random" scan\t"the next document in corpus order"' -d 'what a sample is'
-complete -c docdex -n '__fish_seen_subcommand_from pin-test' -l batch -x -d 'samples per batch (1 to 65536, default 32)'
-complete -c docdex -n '__fish_seen_subcommand_from pin-test' -s j -l workers -x -d 'numbers of worker processes, as 1,2,4,8 (default 1)'
-complete -c docdex -n '__fish_seen_subcommand_from pin-test' -l threads -x -d 'numbers of loader threads in each worker (default 1)'
-complete -c docdex -n '__fish_seen_subcommand_from pin-test' -l duration -x -d 'measured seconds per repetition (default 2)'
-complete -c docdex -n '__fish_seen_subcommand_from pin-test' -l samples -x -d 'measure N samples per worker instead of a duration'
-complete -c docdex -n '__fish_seen_subcommand_from pin-test' -l warmup -x -d 'unmeasured seconds before the measured part (default 0.5)'
-complete -c docdex -n '__fish_seen_subcommand_from pin-test' -l repeat -x -d 'repetitions of each cell (default 3)'
-complete -c docdex -n '__fish_seen_subcommand_from pin-test' -l mem-limit -x -d 'report a cell oom when its projected memory exceeds this size'
-complete -c docdex -n '__fish_seen_subcommand_from pin-test' -l queries -r -F -d 'query texts: qid TAB text, JSONL or TREC topics'
-complete -c docdex -n '__fish_seen_subcommand_from pin-test' -l qrels -r -F -d 'judgements: the positives of the triples'
-complete -c docdex -n '__fish_seen_subcommand_from pin-test' -l run -r -F -d 'draw negatives from a TREC run'
-complete -c docdex -n '__fish_seen_subcommand_from pin-test' -l depth -x -d 'keep the top K run documents of each query by score (default all)'
-complete -c docdex -n '__fish_seen_subcommand_from pin-test' -l negatives -x -d 'negatives per triple (1 to 1024, default 1)'
-complete -c docdex -n '__fish_seen_subcommand_from pin-test' -l seed -x -d 'seed for the draws (default 0)'
-complete -c docdex -n '__fish_seen_subcommand_from pin-test' -l synthetic -x -d 'the synthetic corpus made without a corpus: passages:N, docs:N or a size'
-complete -c docdex -n '__fish_seen_subcommand_from pin-test' -l tmpdir -x -a '(__fish_complete_directories)' -d 'where the temporary directory goes (default $TMPDIR, or /tmp)'
-complete -c docdex -n '__fish_seen_subcommand_from pin-test' -l format -x -a 'table\t"for people (default)" csv\t"one row a cell" json\t"everything, for a later baseline" markdown\t"a Markdown table"' -d 'report format'
-complete -c docdex -n '__fish_seen_subcommand_from pin-test' -s o -l output -r -F -d 'write the report to this file, replaced only once complete'
-complete -c docdex -n '__fish_seen_subcommand_from pin-test' -l plot -r -F -d 'samples/s and memory against workers, as SVG'
-complete -c docdex -n '__fish_seen_subcommand_from pin-test' -l baseline -r -F -d 'compare with an earlier JSON report, exit 3 on a regression'
-complete -c docdex -n '__fish_seen_subcommand_from pin-test' -l tolerance -x -d 'what the baseline comparison forgives, in percent (default 10)'
-complete -c docdex -n '__fish_seen_subcommand_from pin-test' -l from -r -F -d 'report an earlier JSON report instead of measuring'
-complete -c docdex -n '__fish_seen_subcommand_from pin-test' -s c -l config -k -x -a '(__fish_complete_suffix .yaml)' -d 'read options from a YAML experiment file'
-complete -c docdex -n '__fish_seen_subcommand_from pin-test' -s q -l quiet -d 'no table when writing a report file, no progress'
-complete -c docdex -n '__fish_seen_subcommand_from pin-test' -s h -l help -d 'show the usage and options'
+complete -c docdex -n '__fish_seen_subcommand_from pin-test' -l strategy -x -a '(__docdex_bench_strategies | string match -v -r "^all\t")' -d 'how the workers read (default mmap, or bgzf or gzip for a compressed corpus)'

@@ -101,12 +101,19 @@ opts_bash() {
 	grep -E "local ${1//-/_}_opts=" "$BATS_TEST_DIRNAME/../completions/docdex.bash" |
 		sed 's/.*="\(.*\)".*/\1/' | tr ' ' '\n' | grep . | sort -u
 }
+# zsh: the command's function, and the functions whose arguments it takes
+# (bench and pin-test share theirs).
 opts_zsh() {
-	sed -n "/^_docdex_${1//-/_}()/,/^}/p" "$BATS_TEST_DIRNAME/../completions/_docdex" |
-		grep -oE "(^|[\"'({ ,])-(-[a-z][a-z-]*|[a-zA-Z])\b" | sed "s/^[\"'({ ,]//" | sort -u
+	local file=$BATS_TEST_DIRNAME/../completions/_docdex fn
+	local body
+	body=$(sed -n "/^_docdex_${1//-/_}()/,/^}/p" "$file")
+	for fn in $(grep -oE '^ *_docdex_[a-z_]*_args$' <<< "$body"); do
+		body+=$'\n'$(sed -n "/^$fn()/,/^}/p" "$file")
+	done
+	grep -oE "(^|[\"'({ ,])-(-[a-z][a-z-]*|[a-zA-Z])\b" <<< "$body" | sed "s/^[\"'({ ,]//" | sort -u
 }
 opts_fish() {
-	grep -E "__fish_seen_subcommand_from $1'" "$BATS_TEST_DIRNAME/../completions/docdex.fish" |
+	grep -E "__fish_seen_subcommand_from ([a-z-]+ )*$1( [a-z-]+)*'" "$BATS_TEST_DIRNAME/../completions/docdex.fish" |
 		grep -oE ' -[ls] [a-zA-Z][a-z-]*' | sed 's/ -l /--/; s/ -s /-/' | sort -u
 }
 
