@@ -15,10 +15,6 @@ setup() {
 	export TMPDIR=$BATS_TEST_TMPDIR/tmp
 }
 
-check() {
-	python3 "$BATS_TEST_DIRNAME/check_report.py" "$@"
-}
-
 # A small TSV corpus of passages (about 1.7 MB) with its index.
 small_corpus() {
 	"$DX_SYNTH" --count 5000 -o c.tsv --queries q.tsv --qrels qrels.txt --run run.txt --nqueries 200
@@ -34,7 +30,7 @@ small_corpus() {
 	for s in memory stdio pread mmap gzip bgzf; do
 		expect+=(--expect "$s/j1/t1=ok" --expect "$s/j2/t1=ok")
 	done
-	check r.json --repeat 2 "${expect[@]}"
+	check_report r.json --repeat 2 "${expect[@]}"
 	python3 -c 'import json, sys; d = json.load(open("r.json")); sys.exit(len(d["cells"]) != 12 or d["params"]["corpus"] != "synthetic passages:3000" or d["params"]["records"] != 3000)'
 	equals "$(ls tmp)" ""
 }
@@ -51,7 +47,7 @@ small_corpus() {
 	equals "${#lines[@]}" 14
 	run --separate-stderr dx bench --from r.json --format csv -o r.csv -q
 	status_is 0
-	check r.json --repeat 2 --csv r.csv --man "$BATS_TEST_DIRNAME/../man/docdex-bench.1"
+	check_report r.json --repeat 2 --csv r.csv --man "$BATS_TEST_DIRNAME/../man/docdex-bench.1"
 	run --separate-stderr dx bench --from r.json --format markdown
 	status_is 0
 	[[ ${lines[0]} == '| '*strategy*'|'* ]]
@@ -63,17 +59,17 @@ small_corpus() {
 	run --separate-stderr dx bench --queries q.tsv --qrels qrels.txt --run run.txt --negatives 3 \
 		--strategies stdio,mmap "${QUICK[@]}" -q -o t.json c.tsv
 	status_is 0
-	check t.json --expect stdio/j1/t1=ok --expect mmap/j1/t1=ok
+	check_report t.json --expect stdio/j1/t1=ok --expect mmap/j1/t1=ok
 	# A sample is the query, its positive and 3 negatives: 4 documents.
 	python3 -c 'import json, sys; c = json.load(open("t.json"))["cells"][1]["summary"]; sys.exit(abs(c["docs_per_s"]["median"] / c["samples_per_s"]["median"] - 4) > 0.01)'
 	run --separate-stderr dx bench --workload scan --strategies pread "${QUICK[@]}" -q -o s.json c.tsv
 	status_is 0
-	check s.json --expect pread/j1/t1=ok
+	check_report s.json --expect pread/j1/t1=ok
 	gzip -k c.tsv
 	dx index -q c.tsv.gz
 	run --separate-stderr dx bench "${QUICK[@]}" -q -o g.json c.tsv.gz
 	status_is 0
-	check g.json --expect memory/j1/t1=ok --expect gzip/j1/t1=ok
+	check_report g.json --expect memory/j1/t1=ok --expect gzip/j1/t1=ok
 	equals "$(python3 -c 'import json; print(len(json.load(open("g.json"))["cells"]))')" 2
 }
 
@@ -81,7 +77,7 @@ small_corpus() {
 	"$DX_SYNTH" --count 2000 -o c.tsv
 	run --separate-stderr dx bench --strategies mmap,gzip,bgzf "${QUICK[@]}" -q -o r.json c.tsv
 	status_is 0
-	check r.json --expect mmap/j1/t1=ok --expect gzip/j1/t1=skipped --expect bgzf/j1/t1=skipped
+	check_report r.json --expect mmap/j1/t1=ok --expect gzip/j1/t1=skipped --expect bgzf/j1/t1=skipped
 	[[ $(python3 -c 'import json; print(json.load(open("r.json"))["cells"][1]["reason"])') == "needs a gzip corpus"* ]]
 	[ ! -e c.tsv.ddx ]
 	equals "$(ls tmp)" ""
@@ -133,7 +129,7 @@ small_corpus() {
 	# Run from elsewhere: outputs go beside the file; -j and --repeat win.
 	run --separate-stderr dx bench -c exp/bench-experiment.yaml -j 1 --repeat 1 --duration 0.1 -q
 	status_is 0
-	check exp/bench-report.json --repeat 1
+	check_report exp/bench-report.json --repeat 1
 	python3 -c 'import json, sys; d = json.load(open("exp/bench-report.json")); sys.exit(d["params"]["workers"] != [1])'
 	python3 -c 'import xml.etree.ElementTree as E; E.parse("exp/bench-plot.svg")'
 
@@ -169,7 +165,7 @@ small_corpus() {
 	run --separate-stderr dx bench --strategies memory,stdio,mmap -j 1,2 --mem-limit 1M "${QUICK[@]}" \
 		--workload random -o r.json c.tsv
 	status_is 0
-	check r.json --expect memory/j1/t1=oom --expect memory/j2/t1=oom --expect stdio/j2/t1=ok \
+	check_report r.json --expect memory/j1/t1=oom --expect memory/j2/t1=oom --expect stdio/j2/t1=ok \
 		--expect mmap/j1/t1=ok --expect mmap/j2/t1=ok
 	[[ $output == *"memory    1  1  oom  projected 2.0 MiB > limit 1.0 MiB"* ]]
 	python3 - <<-'EOF'
@@ -211,7 +207,7 @@ small_corpus() {
 	run --separate-stderr dx bench --queries q1.tsv --qrels q1.qrels --strategies pread,mmap \
 		"${QUICK[@]}" -q -o r.json c.tsv
 	status_is 1
-	check r.json --expect pread/j1/t1=failed --expect mmap/j1/t1=failed
+	check_report r.json --expect pread/j1/t1=failed --expect mmap/j1/t1=failed
 	[[ $(python3 -c 'import json; print(json.load(open("r.json"))["cells"][0]["reason"])') == "worker 0: "* ]]
 }
 

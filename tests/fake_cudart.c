@@ -161,12 +161,12 @@ int cudaSetDevice(int device)
 	return device >= 0 && device < devices() ? cudaSuccess : cudaErrorInvalidDevice;
 }
 
-int cudaHostAlloc(void **p, size_t n, unsigned flags)
+/* Host or "device" memory of kind, from malloc, for the allocator fn. */
+static int allocate(const char *fn, void **p, size_t n, int kind)
 {
-	(void)flags;
-	if (failing("cudaHostAlloc") || !(*p = malloc(n)))
+	if (failing(fn) || !(*p = malloc(n)))
 		return cudaErrorMemoryAllocation;
-	if (!add(*p, n, KIND_HOST)) {
+	if (!add(*p, n, kind)) {
 		free(*p);
 		*p = NULL;
 		return cudaErrorMemoryAllocation;
@@ -174,9 +174,10 @@ int cudaHostAlloc(void **p, size_t n, unsigned flags)
 	return cudaSuccess;
 }
 
-int cudaFreeHost(void *p)
+/* Frees what allocate gave for kind; NULL is fine, anything else fails. */
+static int release(void *p, int kind)
 {
-	int i = find(p, KIND_HOST);
+	int i = find(p, kind);
 	if (!p)
 		return cudaSuccess;
 	if (i < 0)
@@ -184,6 +185,17 @@ int cudaFreeHost(void *p)
 	slots[i].kind = 0;
 	free(p);
 	return cudaSuccess;
+}
+
+int cudaHostAlloc(void **p, size_t n, unsigned flags)
+{
+	(void)flags;
+	return allocate("cudaHostAlloc", p, n, KIND_HOST);
+}
+
+int cudaFreeHost(void *p)
+{
+	return release(p, KIND_HOST);
 }
 
 int cudaHostRegister(void *p, size_t n, unsigned flags)
@@ -209,26 +221,12 @@ int cudaHostUnregister(void *p)
 
 int cudaMalloc(void **p, size_t n)
 {
-	if (failing("cudaMalloc") || !(*p = malloc(n)))
-		return cudaErrorMemoryAllocation;
-	if (!add(*p, n, KIND_DEVICE)) {
-		free(*p);
-		*p = NULL;
-		return cudaErrorMemoryAllocation;
-	}
-	return cudaSuccess;
+	return allocate("cudaMalloc", p, n, KIND_DEVICE);
 }
 
 int cudaFree(void *p)
 {
-	int i = find(p, KIND_DEVICE);
-	if (!p)
-		return cudaSuccess;
-	if (i < 0)
-		return cudaErrorInvalidValue;
-	slots[i].kind = 0;
-	free(p);
-	return cudaSuccess;
+	return release(p, KIND_DEVICE);
 }
 
 int cudaStreamCreate(void **stream)

@@ -48,3 +48,8 @@ use_data() {
 		cp "$DATA/$f" . && chmod u+w "$f"
 	done
 }
+
+# Checks a bench or pin-test JSON report field by field (check_report.py).
+check_report() {
+	python3 "$BATS_TEST_DIRNAME/check_report.py" "$@"
+}

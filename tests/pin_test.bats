@@ -21,10 +21,6 @@ teardown() {
 	[ -z "${RAMDISK-}" ] || rm -rf "$RAMDISK"
 }
 
-check() {
-	python3 "$BATS_TEST_DIRNAME/check_report.py" "$@"
-}
-
 # The statuses and reasons of a report's cells, "KEY STATUS REASON" a line.
 cells() {
 	python3 -c 'import json, sys
@@ -63,7 +59,7 @@ ramdisk_dir() {
 		-j 1,2 "${QUICK[@]}" -o r.json c.tsv
 	status_is 0
 	equals "$stderr" ""
-	check r.json --repeat 2
+	check_report r.json --repeat 2
 	# 6 modes x 2 placements x 2 worker counts.
 	equals "$(cells r.json | wc -l)" 24
 	local key status reason
@@ -165,7 +161,7 @@ for c in json.load(open("r.json"))["cells"]:
 	run --separate-stderr dx pin-test --pin none --placement disk --cache warm,cold \
 		"${QUICK[@]}" -o r.json c.tsv
 	status_is 0
-	check r.json --repeat 2 --expect none/disk/warm/j1/t1=ok --expect none/disk/cold/j1/t1=ok
+	check_report r.json --repeat 2 --expect none/disk/warm/j1/t1=ok --expect none/disk/cold/j1/t1=ok
 	local cold warm
 	cold=$(figure r.json none/disk/cold/j1/t1 cached_pct)
 	warm=$(figure r.json none/disk/warm/j1/t1 cached_pct)
@@ -180,7 +176,7 @@ for c in json.load(open("r.json"))["cells"]:
 	DOCDEX_CUDART=$DOCDEX_FAKE_CUDART run --separate-stderr dx pin-test --pin cuda --placement disk \
 		-j 1,2 "${QUICK[@]}" --queries q.tsv --qrels qrels.txt -o r.json c.tsv
 	status_is 0
-	check r.json --repeat 2 --expect cuda-pageable/disk/warm/j1/t1=ok --expect cuda/disk/warm/j1/t1=ok \
+	check_report r.json --repeat 2 --expect cuda-pageable/disk/warm/j1/t1=ok --expect cuda/disk/warm/j1/t1=ok \
 		--expect cuda-pageable/disk/warm/j2/t1=ok --expect cuda/disk/warm/j2/t1=ok
 	python3 -c 'import json, sys
 r = json.load(open("r.json"))
@@ -208,7 +204,7 @@ if not (t["pairs"] == 2 and t["h2d_gb_s"] > 0 and t["h2d_reference_gb_s"] > 0):
 	equals "$output" ""
 	run --separate-stderr dx pin-test --from r.json --format csv -o r.csv -q
 	status_is 0
-	check r.json --repeat 2 --csv r.csv --man "$BATS_TEST_DIRNAME/../man/docdex-pin-test.1"
+	check_report r.json --repeat 2 --csv r.csv --man "$BATS_TEST_DIRNAME/../man/docdex-pin-test.1"
 	# The summary in JSON: buffers against none, and 2 workers against 1.
 	python3 -c 'import json, sys
 s = {t["technique"]: t for t in json.load(open("r.json"))["summary"]}

@@ -1,11 +1,14 @@
 /*
  * ddx_repair.c: what the index and gzip harnesses share: an index's
- * checksums recomputed over mutated bytes, and reading bytes through.
+ * checksums recomputed over mutated bytes, reading bytes through, and
+ * reading a record and its id.
  */
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "crc.h"
+#include "docdex.h"
 #include "fuzz.h"
 #include "index_format.h"
 
@@ -69,4 +72,28 @@ void fuzz_touch(const char *p, size_t n)
 	for (size_t i = 0; i < n; i++)
 		s += (unsigned char)p[i];
 	sink += s;
+}
+
+int fuzz_record_at(dx_corpus *c, uint64_t pos, uint64_t n, const char **id_out, size_t *len_out)
+{
+	dx_err err = { 0 };
+	dx_record rec;
+	int rc = dx_corpus_record(c, pos, &rec, &err);
+	if (pos >= n && rc == 0)
+		abort(); /* past the end must be refused */
+	if (rc == 0)
+		fuzz_touch(rec.data, rec.len);
+	const char *id;
+	size_t len;
+	rc = dx_corpus_id(c, pos, &id, &len, &err);
+	if (pos >= n && rc == 0)
+		abort();
+	if (rc < 0)
+		return -1;
+	fuzz_touch(id, len);
+	if (id_out) {
+		*id_out = id;
+		*len_out = len;
+	}
+	return 0;
 }

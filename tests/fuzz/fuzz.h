@@ -29,4 +29,11 @@ void fuzz_repair_index(unsigned char *p, size_t size);
 /* Reads n bytes at p, so that ASan sees a pointer past what it may read. */
 void fuzz_touch(const char *p, size_t n);
 
+/* Reads record pos of c and its id through, aborting when a position at
+ * or past n (the count) is served.  Returns 0 with the id (valid until
+ * the next call on c) when it could be read, else -1. */
+struct dx_corpus;
+int fuzz_record_at(struct dx_corpus *c, uint64_t pos, uint64_t n, const char **id,
+                   size_t *len);
+
 #endif

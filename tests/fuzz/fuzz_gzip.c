@@ -53,24 +53,6 @@ static void fit_sources(unsigned char *p, size_t size, uint64_t gz_size, uint64_
 	}
 }
 
-static void record_at(dx_corpus *c, uint64_t pos, uint64_t n)
-{
-	dx_err err = { 0 };
-	dx_record rec;
-	int rc = dx_corpus_record(c, pos, &rec, &err);
-	if (pos >= n && rc == 0)
-		abort(); /* past the end must be refused */
-	if (rc == 0)
-		fuzz_touch(rec.data, rec.len);
-	const char *id;
-	size_t len;
-	rc = dx_corpus_id(c, pos, &id, &len, &err);
-	if (pos >= n && rc == 0)
-		abort();
-	if (rc == 0)
-		fuzz_touch(id, len);
-}
-
 static void reads(const char *path)
 {
 	dx_err err = { 0 };
@@ -82,7 +64,7 @@ static void reads(const char *path)
 	 * from an earlier access point; then past the end. */
 	const uint64_t at[] = { 0, n / 2, n / 2 + 1, n - 1, n / 4, 0, n, UINT64_MAX };
 	for (size_t i = 0; i < sizeof at / sizeof *at; i++)
-		record_at(c, at[i], n);
+		fuzz_record_at(c, at[i], n, NULL, NULL);
 
 	/* A batch out of order with a repeat (decompressed in file order into
 	 * one arena), and one with a position past the end. */

@@ -90,28 +90,18 @@ static void index_lookups(const char *path)
 /* Record pos whole, its id, and the record that id finds. */
 static void record_at(dx_corpus *c, uint64_t pos, uint64_t n)
 {
-	dx_err err = { 0 };
-	dx_record rec;
-	int rc = dx_corpus_record(c, pos, &rec, &err);
-	if (pos >= n && rc == 0)
-		abort(); /* past the end must be refused */
-	if (rc == 0)
-		fuzz_touch(rec.data, rec.len);
 	const char *id;
 	size_t len;
-	rc = dx_corpus_id(c, pos, &id, &len, &err);
-	if (pos >= n && rc == 0)
+	if (fuzz_record_at(c, pos, n, &id, &len) < 0)
+		return;
+	/* find needs the id's bytes after the next call on c: a copy. */
+	char copy[256];
+	size_t cl = len < sizeof copy ? len : sizeof copy;
+	memcpy(copy, id, cl);
+	uint64_t at;
+	dx_err err = { 0 };
+	if (dx_corpus_find(c, copy, cl, &at, &err) == 1 && at >= n)
 		abort();
-	if (rc == 0) {
-		fuzz_touch(id, len);
-		/* find needs the id's bytes after the next call on c: a copy. */
-		char copy[256];
-		size_t cl = len < sizeof copy ? len : sizeof copy;
-		memcpy(copy, id, cl);
-		uint64_t at;
-		if (dx_corpus_find(c, copy, cl, &at, &err) == 1 && at >= n)
-			abort();
-	}
 }
 
 static void corpus_lookups(const char *path)
