@@ -39,10 +39,12 @@ ifeq ($(B),build)
 DOCDEX = docdex
 LIBDX = lib/libdocdex.a
 SYNTH = tests/dx-synth
+POKE = tests/ddx-poke
 else
 DOCDEX = $(B)/docdex
 LIBDX = $(B)/libdocdex.a
 SYNTH = $(B)/dx-synth
+POKE = $(B)/ddx-poke
 endif
 
 LIB_SRC = $(sort $(wildcard lib/*.c))
@@ -81,6 +83,12 @@ $(SYNTH): $(B)/tests/dx-synth.o $(LIBDX)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LIBDX) $(LDLIBS)
 
+# Sets a field of an index and mends its checksums, for tests of indexes
+# that lie (tests/ddx-poke.c).
+$(POKE): $(B)/tests/ddx-poke.o $(B)/tests/fuzz/ddx_repair.o $(LIBDX)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
 $(B)/tests/unit/%: $(B)/tests/unit/%.o $(LIBDX)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LIBDX) $(LDLIBS)
 
@@ -115,8 +123,8 @@ replay: $(REPLAY_BIN)
 	@for n in $(FUZZ_NAMES); do echo "replay: $$n"; \
 	    $(B)/tests/fuzz/replay/$$n $(FUZZ_INPUTS) || exit 1; done
 
-check: all unit replay
-	DOCDEX=$(abspath $(DOCDEX)) DX_SYNTH=$(abspath $(SYNTH)) \
+check: all unit replay $(POKE)
+	DOCDEX=$(abspath $(DOCDEX)) DX_SYNTH=$(abspath $(SYNTH)) DX_POKE=$(abspath $(POKE)) \
 	    DOCDEX_FAKE_CUDART=$(abspath $(FAKE_CUDART)) bats tests/*.bats
 
 FUZZ_TIME ?= 60
@@ -174,7 +182,7 @@ uninstall:
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man5/,$(notdir $(wildcard man/*.5)))
 
 clean:
-	rm -rf build docdex lib/libdocdex.a tests/dx-synth
+	rm -rf build docdex lib/libdocdex.a tests/dx-synth tests/ddx-poke
 
 .PHONY: all unit replay check fuzz fuzz-run asan tsan demo bench install uninstall clean
 .SUFFIXES:

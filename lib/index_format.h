@@ -26,6 +26,16 @@
 #define DDX_LEN_LONG ((1u << DDX_LEN_BITS) - 1)
 #define DDX_MAX_OFFSET ((1ULL << (64 - DDX_LEN_BITS)) - 1)
 
+/* The longest record: a record is gathered whole in memory, so a file
+ * with no record ends (a gzip bomb of zeros inflates to terabytes of one
+ * "line") must stop somewhere.  Real records stay far below it, and an
+ * index that claims a longer one is damaged. */
+#define DDX_MAX_RECORD ((uint64_t)1 << 30)
+
+/* Deflate's greatest expansion is 1032 to 1 (zlib's FAQ, question 37):
+ * a gzip source that claims more content than that is damaged. */
+#define DDX_MAX_INFLATE 1032
+
 /* Every DDX_CKPT_EVERY-th id's offset in the id pool is kept. */
 #define DDX_CKPT_EVERY 16
 

@@ -223,7 +223,7 @@ static int load_sources(dx_index *ix, dx_err *err)
 		if (e->kind == DX_SOURCE_PLAIN ? e->usize != e->size || e->npoints
 		    : (e->kind != DX_SOURCE_GZIP && e->kind != DX_SOURCE_BGZF) ||
 		      e->first_point > npts || e->npoints > npts - e->first_point ||
-		      (e->usize && !e->npoints))
+		      (e->usize && !e->npoints) || e->usize / DDX_MAX_INFLATE > e->size)
 			return damaged(ix, err, "bad sources section");
 		next += e->nrecords;
 	}
@@ -239,7 +239,7 @@ static int check_longrecs(dx_index *ix, dx_err *err)
 	uint64_t n = ix->s[DDX_SEC_LONGREC].size / sizeof *lr;
 	for (uint64_t i = 0; i < n; i++)
 		if (lr[i].record >= ix->n || (i && lr[i].record <= lr[i - 1].record) ||
-		    lr[i].length < DDX_LEN_LONG)
+		    lr[i].length < DDX_LEN_LONG || lr[i].length > DDX_MAX_RECORD)
 			return damaged(ix, err, "bad long-records section");
 	return 0;
 }

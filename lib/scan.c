@@ -25,11 +25,6 @@
  * before it. */
 enum { READ_SIZE = 1 << 20, HEADROOM = 1 << 18 };
 
-/* The longest record: a record is gathered whole in memory, so a file
- * with no record ends (a gzip bomb of zeros inflates to terabytes of one
- * "line") must stop somewhere.  Real records stay far below it. */
-#define MAX_RECORD ((size_t)1 << 30)
-
 void dx__place(char *out, size_t outsz, const char *path, uint64_t offset)
 {
 	/* zlib's gzread reads plain files as they are and gzip ones (every
@@ -203,11 +198,11 @@ int dx__scan_file(dx_scan *s, const char *path, uint32_t file, dx_err *err)
 				memcpy(w, carry.p, carry.len);
 			wlen = carry.len + c->len;
 		} else {
-			if (carry.len > MAX_RECORD) {
+			if (carry.len > DDX_MAX_RECORD) {
 				char most[32];
 				rc = dx__fail(err, DX_ELIMIT, 0, path, "a record longer than %s, the most "
 				              "one may hold, at byte %llu",
-				              dx_format_bytes(MAX_RECORD, most, sizeof most),
+				              dx_format_bytes(DDX_MAX_RECORD, most, sizeof most),
 				              (unsigned long long)base);
 				goto out;
 			}

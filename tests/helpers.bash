@@ -5,6 +5,7 @@ bats_require_minimum_version 1.5.0
 
 DOCDEX=${DOCDEX:-$BATS_TEST_DIRNAME/../docdex}
 DX_SYNTH=${DX_SYNTH:-$BATS_TEST_DIRNAME/dx-synth}
+DX_POKE=${DX_POKE:-$BATS_TEST_DIRNAME/ddx-poke}
 DATA=$BATS_TEST_DIRNAME/data
 
 setup() {

@@ -86,3 +86,58 @@ sys.stdout.buffer.write(m * 2048)' > bomb.gz
 	ln -s "$dir/c $'\xfe'.tsv.ddx" link.ddx
 	equals "$(dx get link.ddx 2)" "$(printf '2\ttwo')"
 }
+
+# Sets FIELD of a copy of the index $1 to VALUE, checksums mended so that
+# the reader's bounds checks, not its CRCs, must catch the lie; then asks
+# for records 0, 1 and the last, and expects one line naming the damage.
+lying_index() {
+	local orig=$1 corpus=$2 last=$3 field=$4 value=$5 why=$6
+	cp "$orig" "$corpus.ddx"
+	"$DX_POKE" "$corpus.ddx" "$field" "$value"
+	run --separate-stderr dx get "$corpus" 0 1 "$last"
+	status_is 1 || { echo "$field=$value" >&2; return 1; }
+	equals "$stderr" "docdex get: $why"
+}
+
+@test "an index whose counts and offsets point past its own end or the corpus's" {
+	"$DX_SYNTH" --count 3000 -o c.tsv
+	dx index -q c.tsv
+	mv c.tsv.ddx plain.ddx
+	local size damaged="index damaged (%s), rebuild it with docdex index: 'c.tsv.ddx'"
+	size=$(stat -c %s c.tsv)
+	# Counts beyond the records section, sections beyond the file.
+	lying_index plain.ddx c.tsv 2999 nrecords 3001 "$(printf "$damaged" "bad record sections")"
+	lying_index plain.ddx c.tsv 2999 nrecords 0xffffffffffff "$(printf "$damaged" "bad header fields")"
+	lying_index plain.ddx c.tsv 2999 nsources 9 "$(printf "$damaged" "bad sources section")"
+	lying_index plain.ddx c.tsv 2999 section.3.offset 0x7fffffffffffffc0 "$(printf "$damaged" "bad section table")"
+	lying_index plain.ddx c.tsv 2999 section.3.size 0xfffffffffff00000 "$(printf "$damaged" "bad section table")"
+	lying_index plain.ddx c.tsv 2999 source.0.nrecords 3001 "$(printf "$damaged" "bad sources section")"
+	lying_index plain.ddx c.tsv 2999 source.0.usize $((size + 1)) "$(printf "$damaged" "bad sources section")"
+	# Records beyond the corpus: at its end, past it, or too long for it.
+	lying_index plain.ddx c.tsv 2999 record.2999.offset "$size" "$(printf "$damaged" "record beyond the end of its file")"
+	lying_index plain.ddx c.tsv 2999 record.1.offset 0xffffffffff "$(printf "$damaged" "record beyond the end of its file")"
+	lying_index plain.ddx c.tsv 2999 record.0.length 0xfffffe "$(printf "$damaged" "record beyond the end of its file")"
+	# "Long" with no long-records entry behind it.
+	lying_index plain.ddx c.tsv 2999 record.0.length 0xffffff "$(printf "$damaged" "long record missing")"
+
+	# A gzip corpus: its size and access points are claims too.
+	gzip -k c.tsv
+	dx index -q c.tsv.gz
+	mv c.tsv.gz.ddx gz.ddx
+	damaged="index damaged (%s), rebuild it with docdex index: 'c.tsv.gz.ddx'"
+	size=$(stat -c %s c.tsv.gz)
+	# More content than deflate can expand the file to (1032 to 1).
+	lying_index gz.ddx c.tsv.gz 2999 source.0.usize $((size * 1032 + 1032)) "$(printf "$damaged" "bad sources section")"
+	lying_index gz.ddx c.tsv.gz 2999 source.0.npoints 2 "$(printf "$damaged" "bad sources section")"
+	lying_index gz.ddx c.tsv.gz 2999 point.0.coff $((size + 1)) "$(printf "$damaged" "access points out of order")"
+	# A size deflate allows but the file does not hold: found on reading.
+	cp gz.ddx c.tsv.gz.ddx
+	"$DX_POKE" c.tsv.gz.ddx source.0.usize $((size * 1032))
+	"$DX_POKE" c.tsv.gz.ddx record.2999.offset $((size * 1000))
+	run --separate-stderr dx get c.tsv.gz 2999
+	status_is 1
+	equals "$stderr" "docdex get: cannot read the gzip corpus through its index (record past the end of the compressed data): 'c.tsv.gz'"
+	# And the untouched indexes still serve.
+	cp gz.ddx c.tsv.gz.ddx
+	equals "$(dx get c.tsv.gz 2999)" "$(tail -n 1 c.tsv)"
+}
