@@ -125,6 +125,9 @@ int main(int argc, char **argv)
 {
 	/* A reader that goes away ends output with EPIPE, handled where written. */
 	signal(SIGPIPE, SIG_IGN);
+	/* A file-size limit (ulimit -f) makes the write fail with EFBIG, which
+	 * is reported and the partial output removed, instead of killing us. */
+	signal(SIGXFSZ, SIG_IGN);
 	if (argc < 2) {
 		usage(stderr);
 		return EXIT_USAGE;
