@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "version.h"
@@ -121,6 +122,33 @@ static int help(int argc, char **argv)
 	return c->fn(2, args);
 }
 
+/* A mapped file that shrinks under us (an index or corpus overwritten in
+ * place, by cp for instance, instead of replaced by a rename) or a disk
+ * that fails a read of a mapped page raises SIGBUS: one line and a failure
+ * instead of a crash.  Only write and _exit may run here. */
+static char sigbus_msg[256];
+static size_t sigbus_len;
+
+static void on_sigbus(int sig)
+{
+	(void)sig;
+	ssize_t n = write(STDERR_FILENO, sigbus_msg, sigbus_len);
+	(void)n;
+	_exit(EXIT_FAIL);
+}
+
+static void catch_sigbus(const char *command)
+{
+	int n = snprintf(sigbus_msg, sizeof sigbus_msg,
+	                 "docdex %s: a corpus or index file could not be read where it was mapped: "
+	                 "it was cut short while in use (overwritten in place), or the disk failed\n",
+	                 command);
+	sigbus_len = n > 0 && (size_t)n < sizeof sigbus_msg ? (size_t)n : 0;
+	struct sigaction sa = { .sa_handler = on_sigbus };
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGBUS, &sa, NULL);
+}
+
 int main(int argc, char **argv)
 {
 	/* A reader that goes away ends output with EPIPE, handled where written. */
@@ -148,5 +176,6 @@ int main(int argc, char **argv)
 	const struct subcommand *c = find(name);
 	if (!c)
 		return unknown(name);
+	catch_sigbus(c->name);
 	return c->fn(argc - 1, argv + 1);
 }
