@@ -141,3 +141,25 @@ lying_index() {
 	cp gz.ddx c.tsv.gz.ddx
 	equals "$(dx get c.tsv.gz 2999)" "$(tail -n 1 c.tsv)"
 }
+
+@test "a record of 300 MiB on one line, plain and gzipped" {
+	{
+		printf 'small\tfirst\n'
+		printf 'big\t'
+		head -c $((300 << 20)) /dev/zero | tr '\0' 'w'
+		printf '\nafter\tlast\n'
+	} > big.tsv
+	gzip -1k big.tsv
+	local f
+	for f in big.tsv big.tsv.gz; do
+		run --separate-stderr dx index "$f"
+		status_is 0
+		cmp <(dx get "$f" big) <(sed -n 2p big.tsv)
+		equals "$(dx get "$f" after small)" "$(printf 'after\tlast\nsmall\tfirst')"
+	done
+	# An index may not claim a record beyond the longest one a build takes.
+	"$DX_POKE" big.tsv.ddx longrec.0.length $(((1 << 30) + 1))
+	run --separate-stderr dx get big.tsv big
+	status_is 1
+	equals "$stderr" "docdex get: index damaged (bad long-records section), rebuild it with docdex index: 'big.tsv.ddx'"
+}
