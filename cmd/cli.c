@@ -44,12 +44,17 @@ int cli_lib_failure(const char *cmd, int rc, const dx_err *err)
 	return rc == DX_ECANCELED ? EXIT_INTERRUPTED : EXIT_FAIL;
 }
 
-void cli_output_error(const char *cmd, int sys)
+void cli_sys_error(const char *cmd, const char *what, const char *subject, int sys)
 {
 	dx_err e = { .sys = sys };
-	snprintf(e.what, sizeof e.what, "cannot write output");
-	snprintf(e.subject, sizeof e.subject, "stdout");
+	snprintf(e.what, sizeof e.what, "%s", what);
+	snprintf(e.subject, sizeof e.subject, "%s", subject);
 	cli_lib_error(cmd, &e);
+}
+
+void cli_output_error(const char *cmd, int sys)
+{
+	cli_sys_error(cmd, "cannot write output", "stdout", sys);
 }
 
 int cli_usage_error(const char *cmd, const char *what, const char *subject)

@@ -42,6 +42,9 @@ int cli_usage_error(const char *cmd, const char *what, const char *subject) __at
  * '?' (unknown option) or ':' (missing value). */
 int cli_bad_option(const char *cmd, char **argv, int c) __attribute__((cold));
 
+/* "docdex CMD: what: 'subject': <strerror of sys>". */
+void cli_sys_error(const char *cmd, const char *what, const char *subject, int sys)
+	__attribute__((cold));
 /* "docdex CMD: cannot write output: 'stdout': <strerror>". */
 void cli_output_error(const char *cmd, int sys) __attribute__((cold));
 

@@ -557,8 +557,7 @@ static int write_file(const matrix_cmd *cmd, const char *path, int (*fn)(const r
 		close(fd);
 	if (e) {
 		dx_output_abort(out);
-		errno = e;
-		cli_error(cmd->name, "cannot write", path);
+		cli_sys_error(cmd->name, "cannot write", path, e);
 		return EXIT_FAIL;
 	}
 	if (dx_output_commit(out, &err) < 0) {

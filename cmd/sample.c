@@ -380,7 +380,11 @@ failed:
 	if (status == EXIT_INTERRUPTED)
 		cli_error("sample", "interrupted", output);
 	if (out_close(&x.o) < 0) {
-		cli_output_error("sample", x.o.error);
+		/* With -o, the file is what could not be written, not stdout. */
+		if (output)
+			cli_sys_error("sample", "cannot write output", output, x.o.error);
+		else
+			cli_output_error("sample", x.o.error);
 		status = EXIT_FAIL;
 	}
 	if (status == EXIT_OK && f) {

@@ -1,5 +1,7 @@
 /* atomic_file.c: see atomic_file.h. */
+#include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,20 +14,76 @@
 #include "err.h"
 #include "fileutil.h"
 
-/* A name beside the target that no other writer picks: ".NAME.tmp.PID.N". */
+/* A temporary name beside the target, ".NAME.tmp.HOST.PID.N", that no
+ * other writer picks, and that says who made it: a writer killed between
+ * naming its file and renaming it leaves the file behind, and a later one
+ * removes it once the process that made it is gone (sweep_stale). */
+enum { HOST_MAX = 64 };
+
+static void host_name(char *out, size_t n)
+{
+	if (gethostname(out, n) < 0)
+		out[0] = '\0';
+	out[n - 1] = '\0';
+	for (char *p = out; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+		      *p == '-' || *p == '.'))
+			*p = '_';
+}
+
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	return slash ? slash + 1 : path;
+}
+
 static char *temp_name(const char *path, unsigned attempt)
 {
 	char *dir = dx__dirname(path);
 	if (!dir)
 		return NULL;
-	const char *base = strrchr(path, '/');
-	base = base ? base + 1 : path;
-	size_t n = strlen(dir) + strlen(base) + 64;
+	char host[HOST_MAX];
+	host_name(host, sizeof host);
+	size_t n = strlen(dir) + strlen(base_name(path)) + sizeof host + 64;
 	char *t = malloc(n);
 	if (t)
-		snprintf(t, n, "%s/.%s.tmp.%ld.%u", dir, base, (long)getpid(), attempt);
+		snprintf(t, n, "%s/.%s.tmp.%s.%ld.%u", dir, base_name(path), host, (long)getpid(),
+		         attempt);
 	free(dir);
 	return t;
+}
+
+/* Removes the temporary files of path that processes of this host, now
+ * gone, left.  Another host's are left alone: its process ids mean nothing
+ * here.  Best effort: what cannot be removed stays, harmless. */
+static void sweep_stale(const char *path)
+{
+	char *dir = dx__dirname(path);
+	DIR *d = dir ? opendir(dir) : NULL;
+	char host[HOST_MAX];
+	host_name(host, sizeof host);
+	const char *base = base_name(path);
+	size_t blen = strlen(base), hlen = strlen(host);
+	struct dirent *e;
+	while (d && (e = readdir(d))) {
+		/* "." base ".tmp." host "." pid "." n */
+		const char *p = e->d_name;
+		if (p[0] != '.' || strncmp(p + 1, base, blen) != 0 || strncmp(p + 1 + blen, ".tmp.", 5) != 0)
+			continue;
+		p += 1 + blen + 5;
+		if (strncmp(p, host, hlen) != 0 || p[hlen] != '.')
+			continue;
+		char *end;
+		errno = 0;
+		long pid = strtol(p + hlen + 1, &end, 10);
+		if (errno || pid <= 0 || *end != '.' || pid == (long)getpid())
+			continue;
+		if (kill((pid_t)pid, 0) < 0 && errno == ESRCH)
+			unlinkat(dirfd(d), e->d_name, 0);
+	}
+	if (d)
+		closedir(d);
+	free(dir);
 }
 
 int dx__atomic_open(dx_atomic *a, const char *path, dx_err *err)
@@ -77,21 +135,34 @@ int dx__atomic_write(dx_atomic *a, const void *p, size_t n, dx_err *err)
 	return 0;
 }
 
+/* Gives the unnamed file the name to, which must not exist (linkat cannot
+ * replace a file).  Returns 0, or -1 with errno. */
+static int link_tmpfile(int fd, const char *to)
+{
+	char proc[64];
+	snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+	return linkat(AT_FDCWD, proc, AT_FDCWD, to, AT_SYMLINK_FOLLOW);
+}
+
 int dx__atomic_commit(dx_atomic *a, dx_err *err)
 {
 	if (fsync(a->fd) < 0)
 		return dx__fail_sys(err, a->path, "cannot write");
+	int linked = 0;
 	if (!a->tmp) {
-		/* Give the unnamed file a temporary name, then rename it: linkat
-		 * cannot replace an existing file. */
-		char proc[64];
-		snprintf(proc, sizeof proc, "/proc/self/fd/%d", a->fd);
+		/* No file there yet: the unnamed file takes the target's name in
+		 * one step, and a process killed at any moment leaves no name. */
+		if (link_tmpfile(a->fd, a->path) == 0)
+			linked = 1;
+		else if (errno != EEXIST)
+			return dx__fail_sys(err, a->path, "cannot create");
+		/* Else a temporary name, renamed over the target. */
 		unsigned seed = (unsigned)time(NULL) ^ (unsigned)getpid();
-		for (unsigned i = 0; i < 100; i++) {
+		for (unsigned i = 0; !linked && i < 100; i++) {
 			a->tmp = temp_name(a->path, seed + i);
 			if (!a->tmp)
 				return dx__fail_nomem(err);
-			if (linkat(AT_FDCWD, proc, AT_FDCWD, a->tmp, AT_SYMLINK_FOLLOW) == 0)
+			if (link_tmpfile(a->fd, a->tmp) == 0)
 				break;
 			int e = errno;
 			free(a->tmp);
@@ -101,14 +172,14 @@ int dx__atomic_commit(dx_atomic *a, dx_err *err)
 				return dx__fail_sys(err, a->path, "cannot create");
 			}
 		}
-		if (!a->tmp)
+		if (!linked && !a->tmp)
 			return dx__fail(err, DX_ESYS, EEXIST, a->path, "cannot create");
 	}
-	if (rename(a->tmp, a->path) < 0)
+	if (!linked && rename(a->tmp, a->path) < 0)
 		return dx__fail_sys(err, a->path, "cannot replace");
 	free(a->tmp);
 	a->tmp = NULL;
-	/* Make the rename itself durable. */
+	/* Make the new name durable. */
 	char *dir = dx__dirname(a->path);
 	int dfd = dir ? open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
 	if (dfd >= 0) {
@@ -116,6 +187,7 @@ int dx__atomic_commit(dx_atomic *a, dx_err *err)
 		close(dfd);
 	}
 	free(dir);
+	sweep_stale(a->path);
 	close(a->fd);
 	a->fd = -1;
 	free(a->path);

@@ -2,9 +2,11 @@
  * atomic_file.h: writing a file so that it appears whole or not at all
  * (internal).  The bytes go to an unnamed file (O_TMPFILE) in the target's
  * directory, or where the filesystem lacks it to a hidden temporary name;
- * commit flushes them to disk and renames them over the target in one step,
- * so a reader of the old file keeps a consistent view and a process killed
- * at any moment leaves the old file as it was.
+ * commit flushes them to disk and links them at the target (none there) or
+ * renames them over it in one step, so a reader of the old file keeps a
+ * consistent view and a process killed at any moment leaves the old file as
+ * it was.  The temporary name of a process killed before its rename is
+ * removed by the next commit of the same target on that host.
  */
 #ifndef DX_ATOMIC_FILE_H
 #define DX_ATOMIC_FILE_H
