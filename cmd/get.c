@@ -148,7 +148,8 @@ static void flush(getter *g)
 		if (it->state == FOUND)
 			g->pos[found++] = it->pos;
 	}
-	if (!g->stop && dx_corpus_records(g->c, g->pos, found, g->recs, &g->err) < 0)
+	if (!g->stop && (dx_corpus_records(g->c, g->pos, found, g->recs, &g->err) < 0 ||
+	                 dx_corpus_check_ids(g->c, g->recs, found, &g->err) < 0))
 		fail(g);
 	for (size_t i = 0, j = 0; i < g->nitems && !g->stop; i++) {
 		const item *it = &g->items[i];

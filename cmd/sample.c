@@ -161,7 +161,8 @@ static int flush(sampler_cli *x, size_t n)
 		for (unsigned j = 0; j < x->k; j++)
 			x->pos[m++] = x->t[i].neg[j];
 	}
-	if (dx_corpus_records(x->c, x->pos, m, x->recs, &x->err) < 0)
+	if (dx_corpus_records(x->c, x->pos, m, x->recs, &x->err) < 0 ||
+	    dx_corpus_check_ids(x->c, x->recs, m, &x->err) < 0)
 		return -1;
 	for (size_t i = 0; i < n; i++) {
 		x->err.code = 0;

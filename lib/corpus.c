@@ -300,6 +300,23 @@ int dx_corpus_record(dx_corpus *c, uint64_t pos, dx_record *rec, dx_err *err)
 	return 0;
 }
 
+int dx_corpus_check_ids(dx_corpus *c, const dx_record *recs, size_t n, dx_err *err)
+{
+	for (size_t i = 0; i < n; i++) {
+		const char *want, *got, *why = NULL;
+		size_t want_len, got_len;
+		if (dx__index_id(c->ix, recs[i].pos, &want, &want_len, err) < 0)
+			return err->code;
+		c->scratch.len = 0;
+		int rc = c->ops->id(c->pm, recs[i].data, recs[i].len, &c->scratch, &got, &got_len, &why);
+		if (rc < 0 || got_len != want_len || memcmp(got, want, want_len) != 0)
+			return dx__fail(err, DX_ECORRUPT, 0, dx__index_path(c->ix),
+			                "index damaged (record %llu does not hold its id), rebuild it with docdex index",
+			                (unsigned long long)recs[i].pos);
+	}
+	return 0;
+}
+
 static int by_place(const void *a, const void *b)
 {
 	const struct order *x = a, *y = b;

@@ -248,6 +248,15 @@ DX_MUST_CHECK int dx_corpus_record(dx_corpus *c, uint64_t pos, dx_record *rec, d
 DX_MUST_CHECK int dx_corpus_records(dx_corpus *c, const uint64_t *pos, size_t n, dx_record *recs,
                                     dx_err *err);
 
+/*
+ * Checks that each record holds the id the index gives its position, as
+ * the corpus format reads it: what get and sample serve is then the
+ * document its id names even from an index that lies within its bounds
+ * (checksums mended) or a corpus rewritten in place since it was opened.
+ * Returns 0, or DX_ECORRUPT naming the first record that does not.
+ */
+DX_MUST_CHECK int dx_corpus_check_ids(dx_corpus *c, const dx_record *recs, size_t n, dx_err *err);
+
 /* The id of record pos, valid until the next call on c.  A record whose id
  * another record took (--duplicates first|last) still has its own id. */
 DX_MUST_CHECK int dx_corpus_id(dx_corpus *c, uint64_t pos, const char **id, size_t *len, dx_err *err);

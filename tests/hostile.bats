@@ -163,3 +163,25 @@ lying_index() {
 	status_is 1
 	equals "$stderr" "docdex get: index damaged (bad long-records section), rebuild it with docdex index: 'big.tsv.ddx'"
 }
+
+@test "an index whose offsets lie within the corpus: get and sample refuse, never serve another document" {
+	"$DX_SYNTH" --count 3000 -o c.tsv
+	dx index -q c.tsv
+	# Record 5 pointed at record 0's bytes, checksums mended.
+	"$DX_POKE" c.tsv.ddx record.5.offset 0
+	local why="index damaged (record 5 does not hold its id), rebuild it with docdex index: 'c.tsv.ddx'"
+	run --separate-stderr dx get c.tsv 5
+	status_is 1
+	equals "$output" ""
+	equals "$stderr" "docdex get: $why"
+	run --separate-stderr dx get --position c.tsv 5
+	status_is 1
+	equals "$stderr" "docdex get: $why"
+	printf 'q1\tquery one\n' > queries.tsv
+	printf 'q1\t7\t5\n' > triples.tsv
+	run --separate-stderr dx sample --triples triples.tsv --queries queries.tsv c.tsv
+	status_is 1
+	equals "$stderr" "docdex sample: $why"
+	# The records it does not touch are served.
+	equals "$(dx get c.tsv 4 6)" "$(sed -n '5p;7p' c.tsv)"
+}
