@@ -237,7 +237,11 @@ small_gzip_corpus() {
 	# The header, the record table in the middle, the flush to disk, the
 	# link of the unnamed file to a temporary name: the earlier index
 	# stays.
-	for point in write:when=1 write:when=8 fsync:when=1 linkat; do
+	local points="write:when=1 write:when=8 fsync:when=1 linkat"
+	# Under valgrind its own writes at start-up come first: docdex's
+	# writes cannot be told apart, its later calls can.
+	[ "$CHECKER" != valgrind ] || points="fsync:when=1 linkat"
+	for point in $points; do
 		cp old.ddx d/c.tsv.gz.ddx
 		rebuild_killed_at "$point"
 		cmp -s d/c.tsv.gz.ddx old.ddx || fail "killed at $point: the index is not the earlier one"

@@ -8,6 +8,21 @@ DX_SYNTH=${DX_SYNTH:-$BATS_TEST_DIRNAME/dx-synth}
 DX_POKE=${DX_POKE:-$BATS_TEST_DIRNAME/ddx-poke}
 DATA=$BATS_TEST_DIRNAME/data
 
+# The checker docdex runs under, empty for a plain build: asan or tsan (make
+# asan and make tsan set their options), or valgrind (make valgrind runs
+# docdex through tests/valgrind.sh, given the binary in DX_RUNNER_PROGRAM).
+# A test that one makes too slow, or too big for a memory limit, skips
+# itself with the reason: [ -z "$CHECKER" ] || skip "... under $CHECKER".
+if [ -n "${ASAN_OPTIONS-}" ]; then
+	CHECKER=asan
+elif [ -n "${TSAN_OPTIONS-}" ]; then
+	CHECKER=tsan
+elif [ -n "${DX_RUNNER_PROGRAM-}" ]; then
+	CHECKER=valgrind
+else
+	CHECKER=
+fi
+
 setup() {
 	cd "$BATS_TEST_TMPDIR" || exit 1
 }

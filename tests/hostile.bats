@@ -5,9 +5,9 @@
 load helpers
 
 @test "a gzip bomb of zeros stops at the longest record, in bounded memory" {
-	# Inflating 1 GiB takes minutes under the sanitizers: the plain build
-	# runs this.
-	[ -z "${ASAN_OPTIONS-}${TSAN_OPTIONS-}" ] || skip "too slow under a sanitizer"
+	# Inflating 1 GiB takes minutes under the sanitizers, and valgrind's
+	# own memory does not fit in the limit below: the plain build runs this.
+	[ -z "$CHECKER" ] || skip "too slow or too big under $CHECKER"
 	# 2 GiB of zeros in 2 MiB: 2048 gzip members of 1 MiB each.
 	python3 -c 'import gzip, sys
 m = gzip.compress(b"\0" * (1 << 20), compresslevel=9, mtime=0)
