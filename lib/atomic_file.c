@@ -73,10 +73,15 @@ static void sweep_stale(const char *path)
 		p += 1 + blen + 5;
 		if (strncmp(p, host, hlen) != 0 || p[hlen] != '.')
 			continue;
-		char *end;
+		/* Exactly PID.N after the host, so that a longer host name that
+		 * starts with ours ("host.5") is not taken for ours. */
+		char *end, *last;
 		errno = 0;
 		long pid = strtol(p + hlen + 1, &end, 10);
 		if (errno || pid <= 0 || *end != '.' || pid == (long)getpid())
+			continue;
+		(void)strtoul(end + 1, &last, 10);
+		if (last == end + 1 || *last != '\0')
 			continue;
 		if (kill((pid_t)pid, 0) < 0 && errno == ESRCH)
 			unlinkat(dirfd(d), e->d_name, 0);
