@@ -7,6 +7,7 @@
  * which needs no tree and no allocation per value.  Only well-formed text
  * is ever walked, so the walkers need not check what the reader checked.
  */
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 
 #include "buf.h"
 #include "err.h"
+#include "json.h"
 #include "results.h"
 
 enum {
@@ -33,17 +35,6 @@ static const char *skip_ws(const char *p, const char *end)
 	while (p < end && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n'))
 		p++;
 	return p;
-}
-
-static int hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
 }
 
 /* p at the opening quote: the byte after the closing one, or NULL. */
@@ -66,7 +57,7 @@ static const char *string_end(const char *p, const char *end)
 			if (end - p < 5)
 				return NULL;
 			for (int i = 1; i <= 4; i++)
-				if (hexval((unsigned char)p[i]) < 0)
+				if (!isxdigit((unsigned char)p[i]))
 					return NULL;
 			p += 4;
 			break;
@@ -156,76 +147,24 @@ static const char *value_end(const char *p, const char *end, int depth)
 	return number_end(p, end);
 }
 
-static void add_utf8(char *buf, size_t *len, unsigned cp)
-{
-	if (cp < 0x80) {
-		buf[(*len)++] = (char)cp;
-	} else if (cp < 0x800) {
-		buf[(*len)++] = (char)(0xc0 | cp >> 6);
-		buf[(*len)++] = (char)(0x80 | (cp & 0x3f));
-	} else if (cp < 0x10000) {
-		buf[(*len)++] = (char)(0xe0 | cp >> 12);
-		buf[(*len)++] = (char)(0x80 | ((cp >> 6) & 0x3f));
-		buf[(*len)++] = (char)(0x80 | (cp & 0x3f));
-	} else {
-		buf[(*len)++] = (char)(0xf0 | cp >> 18);
-		buf[(*len)++] = (char)(0x80 | ((cp >> 12) & 0x3f));
-		buf[(*len)++] = (char)(0x80 | ((cp >> 6) & 0x3f));
-		buf[(*len)++] = (char)(0x80 | (cp & 0x3f));
-	}
-}
-
-static unsigned hex4(const char *p)
-{
-	unsigned v = 0;
-	for (int i = 0; i < 4; i++)
-		v = v << 4 | (unsigned)hexval((unsigned char)p[i]);
-	return v;
-}
-
-/* Decodes the (well-formed) string value at v into buf.  Returns 0, or -1
- * when v is not a string, holds a NUL, or does not fit: such a string
- * matches no key and no status, which is what the callers want. */
+/* Decodes the (well-formed) string value at v into buf, with lib/json.c's
+ * decoder.  Returns 0, or -1 when v is not a string, holds a NUL, or does
+ * not fit: such a string matches no key and no status, which is what the
+ * callers want. */
 static int get_string(const char *v, const char *end, char *buf, size_t n)
 {
 	if (!v || *v != '"')
 		return -1;
-	size_t len = 0;
-	for (const char *p = v + 1; *p != '"'; p++) {
-		/* Room for the longest character and the NUL. */
-		if (len + 5 > n)
-			return -1;
-		if (*p != '\\') {
-			buf[len++] = *p; /* UTF-8 passes as it is */
-			continue;
-		}
-		unsigned cp;
-		switch (*++p) {
-		case 'b': cp = '\b'; break;
-		case 'f': cp = '\f'; break;
-		case 'n': cp = '\n'; break;
-		case 'r': cp = '\r'; break;
-		case 't': cp = '\t'; break;
-		case 'u':
-			cp = hex4(p + 1);
-			p += 4;
-			/* A surrogate pair is one character. */
-			if (cp >= 0xd800 && cp < 0xdc00 && end - p > 6 && p[1] == '\\' && p[2] == 'u') {
-				unsigned lo = hex4(p + 3);
-				if (lo >= 0xdc00 && lo < 0xe000) {
-					cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
-					p += 6;
-				}
-			}
-			break;
-		default: cp = (unsigned char)*p; /* '"', '\\', '/' */
-		}
-		if (cp == 0)
-			return -1;
-		add_utf8(buf, &len, cp);
+	dx_buf d = { 0 };
+	int ok = dx__json_decode(v, string_end(v, end), &d) == 0 && d.len < n &&
+	         (d.len == 0 || !memchr(d.p, '\0', d.len));
+	if (ok) {
+		if (d.len)
+			memcpy(buf, d.p, d.len);
+		buf[d.len] = '\0';
 	}
-	buf[len] = '\0';
-	return 0;
+	dx__buf_free(&d);
+	return ok ? 0 : -1;
 }
 
 /* The value of member name of the object at obj, or NULL when obj is not
