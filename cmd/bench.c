@@ -168,26 +168,18 @@ static int run_cell(const bench_opts *b, const plan *p, const rs_matrix *m, rs_c
 	rs_cell_key(m, c, key, sizeof key);
 	c->projected = projected(b, p, strategy, w, t);
 	if (p->skip_why[strategy] || !p->index_for[strategy]) {
-		c->status = RS_SKIPPED;
-		snprintf(c->reason, sizeof c->reason, "%s", p->skip_why[strategy] ? p->skip_why[strategy]
-		                                               : "does not apply to this corpus");
+		matrix_cell_mark(c, RS_SKIPPED, p->skip_why[strategy] ? p->skip_why[strategy]
+		                                                      : "does not apply to this corpus");
 		return 0;
 	}
-	if (c->projected > (double)b->mx.mem_limit) {
-		char need[32], limit[32];
-		c->status = RS_OOM;
-		snprintf(c->reason, sizeof c->reason, "projected %s > limit %s",
-		         dx_format_bytes((uint64_t)c->projected, need, sizeof need),
-		         dx_format_bytes(b->mx.mem_limit, limit, sizeof limit));
+	if (matrix_cell_over_limit(&b->mx, c))
 		return 0;
-	}
 	workload_opts o = b->mx.wl;
 	o.corpus = p->index_for[strategy];
 	o.strategy = strategy;
 	o.threads = t;
 	if (!(c->rep = calloc((size_t)b->mx.repeat * FG_COUNT, sizeof *c->rep))) {
-		c->status = RS_FAILED;
-		snprintf(c->reason, sizeof c->reason, "out of memory");
+		matrix_cell_mark(c, RS_FAILED, "out of memory");
 		return 0;
 	}
 	for (unsigned r = 0; r < b->mx.repeat; r++) {
@@ -215,7 +207,7 @@ static int run_cell(const bench_opts *b, const plan *p, const rs_matrix *m, rs_c
  * build, what parameters, so that two reports can be compared later. */
 typedef struct meta {
 	char *machine, *build, *params;
-	char (*labels)[2][16];    /* each cell's workers and threads, as text */
+	matrix_counts *counts;    /* each cell's workers and threads, as text */
 } meta;
 
 static int render_meta(const bench_opts *b, const plan *p, meta *mt)
@@ -248,10 +240,7 @@ static int measure(bench_opts *b, rs_matrix *m, plan *p, meta *mt)
 				b->strategy[b->nstrategies++] = s;
 
 	/* Cells by worker count, the dimension the fastest is picked within. */
-	m->ncells = b->mx.nworkers * b->mx.nthreads * b->nstrategies;
-	m->cells = calloc(m->ncells, sizeof *m->cells);
-	mt->labels = calloc(m->ncells, sizeof *mt->labels);
-	if (!m->cells || !mt->labels) {
+	if (matrix_cells_alloc(m, b->mx.nworkers * b->mx.nthreads * b->nstrategies, &mt->counts) < 0) {
 		cli_error("bench", "out of memory", NULL);
 		return EXIT_FAIL;
 	}
@@ -260,17 +249,11 @@ static int measure(bench_opts *b, rs_matrix *m, plan *p, meta *mt)
 		for (size_t ti = 0; ti < b->mx.nthreads; ti++)
 			for (size_t si = 0; si < b->nstrategies; si++, i++) {
 				rs_cell *c = &m->cells[i];
-				snprintf(mt->labels[i][0], sizeof mt->labels[i][0], "%u", b->mx.workers[wi]);
-				snprintf(mt->labels[i][1], sizeof mt->labels[i][1], "%u", b->mx.threads[ti]);
 				c->dim[0] = dx_loader_name(b->strategy[si]);
-				c->dim[1] = mt->labels[i][0];
-				c->dim[2] = mt->labels[i][1];
+				matrix_cell_counts(c, mt->counts[i], 1, 2, b->mx.workers[wi], b->mx.threads[ti]);
 				if (run_cell(b, p, m, c, b->strategy[si], b->mx.workers[wi], b->mx.threads[ti],
-				             i) != 0) {
-					matrix_progress("bench", &b->mx, 0, 0, NULL, 0);
-					cli_error("bench", "interrupted", NULL);
-					return EXIT_INTERRUPTED;
-				}
+				             i) != 0)
+					return matrix_interrupted("bench", &b->mx);
 			}
 	matrix_progress("bench", &b->mx, 0, 0, NULL, 0);
 	if (render_meta(b, p, mt) < 0) {
@@ -311,7 +294,7 @@ int cmd_bench(int argc, char **argv)
 out:
 	matrix_corpus_remove(&p.mc);
 	rs_free_report(&m);
-	free(mt.labels);
+	free(mt.counts);
 	free(mt.machine);
 	free(mt.build);
 	free(mt.params);

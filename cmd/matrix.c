@@ -465,6 +465,49 @@ void matrix_default_mem_limit(matrix_opts *o)
 	}
 }
 
+int matrix_cells_alloc(rs_matrix *m, size_t n, matrix_counts **counts)
+{
+	m->ncells = n;
+	m->cells = calloc(n, sizeof *m->cells);
+	*counts = calloc(n, sizeof **counts);
+	return m->cells && *counts ? 0 : -1;
+}
+
+void matrix_cell_counts(rs_cell *c, matrix_counts counts, size_t wdim, size_t tdim, unsigned w,
+                        unsigned t)
+{
+	snprintf(counts[0], sizeof counts[0], "%u", w);
+	snprintf(counts[1], sizeof counts[1], "%u", t);
+	c->dim[wdim] = counts[0];
+	c->dim[tdim] = counts[1];
+}
+
+void matrix_cell_mark(rs_cell *c, int status, const char *why)
+{
+	c->status = status;
+	c->nreps = 0;
+	snprintf(c->reason, sizeof c->reason, "%s", why);
+}
+
+int matrix_cell_over_limit(const matrix_opts *o, rs_cell *c)
+{
+	if (c->projected <= (double)o->mem_limit)
+		return 0;
+	char need[32], limit[32], why[96];
+	snprintf(why, sizeof why, "projected %s > limit %s",
+	         dx_format_bytes((uint64_t)c->projected, need, sizeof need),
+	         dx_format_bytes(o->mem_limit, limit, sizeof limit));
+	matrix_cell_mark(c, RS_OOM, why);
+	return 1;
+}
+
+int matrix_interrupted(const char *cmd, const matrix_opts *o)
+{
+	matrix_progress(cmd, o, 0, 0, NULL, 0);
+	cli_error(cmd, "interrupted", NULL);
+	return EXIT_INTERRUPTED;
+}
+
 char *matrix_machine_json(const char *fs)
 {
 	char *text = NULL;

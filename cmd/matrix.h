@@ -92,6 +92,24 @@ void matrix_json_string(FILE *f, const char *key, const char *v, int comma);
 /* Sets o->mem_limit, when not given, to the machine's available memory. */
 void matrix_default_mem_limit(matrix_opts *o);
 
+/* The text of a cell's worker and thread counts, which its dims point to. */
+typedef char matrix_counts[2][16];
+
+/* m's n cells, zeroed, and the counts text of each (the caller frees
+ * both).  Returns 0, or -1 when out of memory. */
+int matrix_cells_alloc(rs_matrix *m, size_t n, matrix_counts **counts);
+/* Sets c's dims wdim and tdim to w workers and t threads, as text in counts. */
+void matrix_cell_counts(rs_cell *c, matrix_counts counts, size_t wdim, size_t tdim, unsigned w,
+                        unsigned t);
+/* Marks a cell with no figures: its status and why. */
+void matrix_cell_mark(rs_cell *c, int status, const char *why);
+/* Marks c RS_OOM, with both sizes, when its projected footprint (set
+ * before) is over o's memory limit; returns whether it is. */
+int matrix_cell_over_limit(const matrix_opts *o, rs_cell *c);
+/* Clears the progress line and says that cmd was interrupted; returns
+ * EXIT_INTERRUPTED. */
+int matrix_interrupted(const char *cmd, const matrix_opts *o);
+
 /* The corpus the cells run on (matrix_corpus.c). */
 typedef struct matrix_corpus {
 	tempcorpus t;             /* what was generated or built for it */

@@ -504,13 +504,6 @@ static void figures(const workers_result *res, const dx_meminfo *before, double 
 	row[M_H2D] = cuda && h2d_s > 0 ? h2d_bytes / h2d_s / 1e9 : NAN;
 }
 
-static void mark(rs_cell *c, int status, const char *why)
-{
-	c->status = status;
-	c->nreps = 0;
-	snprintf(c->reason, sizeof c->reason, "%s", why);
-}
-
 /* Runs every repetition of a cell; returns EXIT_INTERRUPTED or 0. */
 static int run_cell(const pin_opts *p, const plan *pl, const rs_matrix *m, rs_cell *c,
                     const cell_of *s, size_t i)
@@ -524,19 +517,13 @@ static int run_cell(const pin_opts *p, const plan *pl, const rs_matrix *m, rs_ce
 	rs_cell_key(m, c, key, sizeof key);
 	c->projected = projected(p, pl, s->pin, s->place, s->w, s->t);
 	if (cannot_run(p, pl, s->pin, s->t, why, sizeof why)) {
-		mark(c, RS_SKIPPED, why);
+		matrix_cell_mark(c, RS_SKIPPED, why);
 		return 0;
 	}
-	if (c->projected > (double)p->mx.mem_limit) {
-		char need[32], limit[32];
-		snprintf(why, sizeof why, "projected %s > limit %s",
-		         dx_format_bytes((uint64_t)c->projected, need, sizeof need),
-		         dx_format_bytes(p->mx.mem_limit, limit, sizeof limit));
-		mark(c, RS_OOM, why);
+	if (matrix_cell_over_limit(&p->mx, c))
 		return 0;
-	}
 	if (!(c->rep = calloc((size_t)p->mx.repeat * NMETRICS, sizeof *c->rep))) {
-		mark(c, RS_FAILED, "out of memory");
+		matrix_cell_mark(c, RS_FAILED, "out of memory");
 		return 0;
 	}
 	dx_meminfo_read(&before);
@@ -564,7 +551,7 @@ static int run_cell(const pin_opts *p, const plan *pl, const rs_matrix *m, rs_ce
 			return EXIT_INTERRUPTED;
 		if (!rd && err.code == DX_ELIMIT) {
 			cli_describe(&err, why, sizeof why);
-			mark(c, RS_SKIPPED, why);
+			matrix_cell_mark(c, RS_SKIPPED, why);
 			return 0;
 		}
 		if (!rd)
@@ -584,7 +571,7 @@ static int run_cell(const pin_opts *p, const plan *pl, const rs_matrix *m, rs_ce
 		}
 		if (wr != WORKERS_OK) {
 			/* The memory-lock limit is the machine's, not a failure. */
-			mark(c, res.code == DX_ELIMIT ? RS_SKIPPED : RS_FAILED, why);
+			matrix_cell_mark(c, res.code == DX_ELIMIT ? RS_SKIPPED : RS_FAILED, why);
 			goto out;
 		}
 		figures(&res, &before, cached, copy_s, s->pin, c->rep + (size_t)r * NMETRICS);
@@ -595,7 +582,7 @@ static int run_cell(const pin_opts *p, const plan *pl, const rs_matrix *m, rs_ce
 	goto out;
 failed:
 	cli_describe(&err, why, sizeof why);
-	mark(c, RS_FAILED, why);
+	matrix_cell_mark(c, RS_FAILED, why);
 out:
 	dx_ramdisk_remove(rd);
 	return cli_interrupted() ? EXIT_INTERRUPTED : rc;
@@ -799,7 +786,7 @@ static int summarize(const rs_matrix *m, char **text, char **json)
 
 typedef struct meta {
 	char *machine, *build, *params, *environment, *preamble, *summary, *summary_json;
-	char (*labels)[2][16];    /* each cell's workers and threads, as text */
+	matrix_counts *counts;    /* each cell's workers and threads, as text */
 } meta;
 
 static int render_params(const pin_opts *p, const plan *pl, meta *mt)
@@ -849,10 +836,8 @@ static int measure(pin_opts *p, rs_matrix *m, plan *pl, meta *mt)
 		return cli_lib_failure("pin-test", rc, &err);
 
 	/* Cells by worker count, the dimension the fastest is picked within. */
-	m->ncells = p->mx.nworkers * p->mx.nthreads * p->nplaces * p->ncaches * p->npins;
-	m->cells = calloc(m->ncells, sizeof *m->cells);
-	mt->labels = calloc(m->ncells, sizeof *mt->labels);
-	if (!m->cells || !mt->labels) {
+	if (matrix_cells_alloc(m, p->mx.nworkers * p->mx.nthreads * p->nplaces * p->ncaches * p->npins,
+	                       &mt->counts) < 0) {
 		cli_error("pin-test", "out of memory", NULL);
 		return EXIT_FAIL;
 	}
@@ -865,18 +850,12 @@ static int measure(pin_opts *p, rs_matrix *m, plan *pl, meta *mt)
 						rs_cell *c = &m->cells[i];
 						cell_of s = { p->pin[pi], p->place[li], p->cache[ci],
 						              p->mx.workers[wi], p->mx.threads[ti] };
-						snprintf(mt->labels[i][0], sizeof mt->labels[i][0], "%u", s.w);
-						snprintf(mt->labels[i][1], sizeof mt->labels[i][1], "%u", s.t);
 						c->dim[D_PIN] = pin_name(s.pin);
 						c->dim[D_PLACE] = place_names[s.place];
 						c->dim[D_CACHE] = cache_names[s.cache];
-						c->dim[D_WORKERS] = mt->labels[i][0];
-						c->dim[D_THREADS] = mt->labels[i][1];
-						if (run_cell(p, pl, m, c, &s, i) != 0) {
-							matrix_progress("pin-test", &p->mx, 0, 0, NULL, 0);
-							cli_error("pin-test", "interrupted", NULL);
-							return EXIT_INTERRUPTED;
-						}
+						matrix_cell_counts(c, mt->counts[i], D_WORKERS, D_THREADS, s.w, s.t);
+						if (run_cell(p, pl, m, c, &s, i) != 0)
+							return matrix_interrupted("pin-test", &p->mx);
 					}
 	matrix_progress("pin-test", &p->mx, 0, 0, NULL, 0);
 	if (!(mt->machine = matrix_machine_json(pl->mc.fs)) || !(mt->build = matrix_build_json()) ||
@@ -933,7 +912,7 @@ int cmd_pin_test(int argc, char **argv)
 out:
 	matrix_corpus_remove(&pl.mc);
 	rs_free_report(&m);
-	free(mt.labels);
+	free(mt.counts);
 	free(mt.machine);
 	free(mt.build);
 	free(mt.params);
