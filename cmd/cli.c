@@ -9,10 +9,17 @@
 
 #include "cli.h"
 
+/* A subject as a message shows it: one line, at most CLI_SUBJECT_MAX bytes. */
+static const char *shown(const char *subject, char *buf)
+{
+	return dx_escape(subject, strlen(subject), buf, CLI_SUBJECT_MAX);
+}
+
 void cli_error(const char *cmd, const char *what, const char *subject)
 {
+	char buf[CLI_SUBJECT_MAX];
 	if (subject)
-		fprintf(stderr, "docdex %s: %s: '%s'\n", cmd, what, subject);
+		fprintf(stderr, "docdex %s: %s: '%s'\n", cmd, what, shown(subject, buf));
 	else
 		fprintf(stderr, "docdex %s: %s\n", cmd, what);
 }
@@ -48,7 +55,7 @@ void cli_sys_error(const char *cmd, const char *what, const char *subject, int s
 {
 	dx_err e = { .sys = sys };
 	snprintf(e.what, sizeof e.what, "%s", what);
-	snprintf(e.subject, sizeof e.subject, "%s", subject);
+	dx_escape(subject, strlen(subject), e.subject, sizeof e.subject);
 	cli_lib_error(cmd, &e);
 }
 
@@ -59,8 +66,10 @@ void cli_output_error(const char *cmd, int sys)
 
 int cli_usage_error(const char *cmd, const char *what, const char *subject)
 {
+	char buf[CLI_SUBJECT_MAX];
 	if (subject)
-		fprintf(stderr, "docdex %s: %s: '%s' (see docdex %s --help)\n", cmd, what, subject, cmd);
+		fprintf(stderr, "docdex %s: %s: '%s' (see docdex %s --help)\n", cmd, what,
+		        shown(subject, buf), cmd);
 	else
 		fprintf(stderr, "docdex %s: %s (see docdex %s --help)\n", cmd, what, cmd);
 	return EXIT_USAGE;
@@ -77,15 +86,30 @@ int cli_bad_option(const char *cmd, char **argv, int c)
 	return cli_usage_error(cmd, what, argv[optind - 1]);
 }
 
+int cli_check_output(const char *cmd, const char *output, const char *const *inputs, size_t n,
+                     const dx_corpus *c)
+{
+	if (!output)
+		return 0;
+	int same = c && dx_corpus_uses_file(c, output);
+	for (size_t i = 0; i < n && !same; i++)
+		same = inputs[i] && dx_same_file(output, inputs[i]);
+	if (!same)
+		return 0;
+	cli_error(cmd, "the output would replace a file this command reads", output);
+	return EXIT_FAIL;
+}
+
 int cli_parse_u64(const char *s, uint64_t *v)
 {
 	uint64_t r = 0;
 	if (!*s)
 		return -1;
 	for (; *s; s++) {
-		if (*s < '0' || *s > '9' || r > (UINT64_MAX - 9) / 10)
+		uint64_t d = (uint64_t)(*s - '0');
+		if (*s < '0' || *s > '9' || r > (UINT64_MAX - d) / 10)
 			return -1;
-		r = r * 10 + (uint64_t)(*s - '0');
+		r = r * 10 + d;
 	}
 	*v = r;
 	return 0;

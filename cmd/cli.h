@@ -25,6 +25,10 @@ int cmd_sample(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_pin_test(int argc, char **argv);
 
+/* The most bytes of a subject (an id, a value given) a message echoes:
+ * control bytes show as \xNN, and what is longer is cut with "...". */
+enum { CLI_SUBJECT_MAX = 4096 };
+
 /* "docdex CMD: what: 'subject'" (the subject only when there is one). */
 void cli_error(const char *cmd, const char *what, const char *subject)
 	__attribute__((cold));
@@ -47,6 +51,15 @@ void cli_sys_error(const char *cmd, const char *what, const char *subject, int s
 	__attribute__((cold));
 /* "docdex CMD: cannot write output: 'stdout': <strerror>". */
 void cli_output_error(const char *cmd, int sys) __attribute__((cold));
+
+/* Refuses an output path that names a file the command reads, the same
+ * file through any link: one of inputs[0..n) (NULL entries are skipped),
+ * or the corpus's index or a source when c is not NULL.  A path that does
+ * not exist, or is no regular file (written through: /dev/null, a FIFO),
+ * replaces nothing.  Returns 0, or says so in one line and returns
+ * EXIT_FAIL. */
+int cli_check_output(const char *cmd, const char *output, const char *const *inputs, size_t n,
+                     const dx_corpus *c);
 
 /* Parses a non-negative decimal integer, all of s; 0 or -1. */
 int cli_parse_u64(const char *s, uint64_t *v);

@@ -117,8 +117,8 @@ static void report(getter *g, const item *it)
 	};
 	if (g->skip_missing && it->state != NOT_A_POSITION)
 		return;
-	size_t n = it->n > 4096 ? 4096 : it->n;
-	fprintf(stderr, "docdex get: %s: '%.*s'\n", what[it->state], (int)n, it->s);
+	char shown[CLI_SUBJECT_MAX];
+	fprintf(stderr, "docdex get: %s: '%s'\n", what[it->state], dx_escape(it->s, it->n, shown, sizeof shown));
 	g->status = EXIT_FAIL;
 }
 

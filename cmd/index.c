@@ -333,6 +333,9 @@ int cmd_index(int argc, char **argv)
 	for (int i = 0; i < nfiles; i++)
 		if (strcmp(files[i], "-") == 0)
 			return cli_usage_error("index", "cannot index stdin, give a file", "-");
+	/* The index of a --bgzf copy must not replace the file it was made from. */
+	if (cli_check_output("index", a.output, (const char *const *)files, (size_t)nfiles, NULL) != EXIT_OK)
+		return EXIT_FAIL;
 	if (a.bgzf) {
 		int rc = rewrite_bgzf(&a, files[0]);
 		if (rc != EXIT_OK)

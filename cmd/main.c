@@ -3,6 +3,8 @@
  * "docdex help CMD" and the hint for a mistyped name.  The signal flag
  * below is the program's only global state.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -92,6 +94,7 @@ static size_t distance(const char *a, const char *b)
 
 static int unknown(const char *name)
 {
+	char shown[CLI_SUBJECT_MAX];
 	const char *best = NULL;
 	size_t bd = 3;
 	for (size_t i = 0; i < NCOMMANDS; i++) {
@@ -103,9 +106,10 @@ static int unknown(const char *name)
 	}
 	if (best)
 		fprintf(stderr, "docdex: '%s' is not a docdex command, did you mean '%s'? (see docdex --help)\n",
-		        name, best);
+		        dx_escape(name, strlen(name), shown, sizeof shown), best);
 	else
-		fprintf(stderr, "docdex: '%s' is not a docdex command (see docdex --help)\n", name);
+		fprintf(stderr, "docdex: '%s' is not a docdex command (see docdex --help)\n",
+		        dx_escape(name, strlen(name), shown, sizeof shown));
 	return EXIT_USAGE;
 }
 
@@ -149,8 +153,25 @@ static void catch_sigbus(const char *command)
 	sigaction(SIGBUS, &sa, NULL);
 }
 
+/* A descriptor among 0, 1 and 2 that the caller closed ("docdex get c <&-")
+ * would be the next file docdex opens, which would then be read as stdin
+ * or written as stdout: each is opened on /dev/null first, as git does. */
+static int open_standard_fds(void)
+{
+	for (int fd = 0; fd <= 2; fd++) {
+		if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
+			continue;
+		/* The lowest free descriptor: fd itself, those below being open. */
+		if (open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (open_standard_fds() < 0)
+		return EXIT_FAIL;
 	/* A reader that goes away ends output with EPIPE, handled where written. */
 	signal(SIGPIPE, SIG_IGN);
 	/* A file-size limit (ulimit -f) makes the write fail with EFBIG, which
@@ -170,7 +191,9 @@ int main(int argc, char **argv)
 		return EXIT_OK;
 	}
 	if (name[0] == '-') {
-		fprintf(stderr, "docdex: unknown option: '%s' (see docdex --help)\n", name);
+		char shown[CLI_SUBJECT_MAX];
+		fprintf(stderr, "docdex: unknown option: '%s' (see docdex --help)\n",
+		        dx_escape(name, strlen(name), shown, sizeof shown));
 		return EXIT_USAGE;
 	}
 	const struct subcommand *c = find(name);

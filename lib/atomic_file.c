@@ -91,13 +91,52 @@ static void sweep_stale(const char *path)
 	free(dir);
 }
 
+/*
+ * What is at the target already decides how it is written.  A regular file
+ * is replaced by rename; through a symbolic link, the file it points to is
+ * (the link stays).  A character device or a FIFO (/dev/null, /dev/stdout,
+ * a pipe's /proc/self/fd/1) is written through, as a shell's ">" would:
+ * renaming over it would replace the device itself.  A directory, a block
+ * device and a link to nothing are refused.  Sets a->path, or a->through.
+ */
+static int resolve_target(dx_atomic *a, const char *path, dx_err *err)
+{
+	struct stat l, st;
+	if (lstat(path, &l) < 0) {
+		if (errno != ENOENT)
+			return dx__fail_sys(err, path, "cannot create");
+		a->path = strdup(path);
+		return a->path ? 0 : dx__fail_nomem(err);
+	}
+	if (stat(path, &st) < 0)
+		return dx__fail_sys(err, path, errno == ENOENT ? "a symbolic link to nothing, not written"
+		                                               : "cannot create");
+	if (S_ISDIR(st.st_mode))
+		return dx__fail(err, DX_ESYS, EISDIR, path, "cannot create");
+	if (S_ISBLK(st.st_mode))
+		return dx__fail(err, DX_EINVAL, 0, path, "a block device, not written over");
+	if (!S_ISREG(st.st_mode)) {
+		a->fd = open(path, O_WRONLY | O_CLOEXEC);
+		if (a->fd < 0)
+			return dx__fail_sys(err, path, "cannot write");
+		a->through = 1;
+		a->path = strdup(path);
+		return a->path ? 0 : dx__fail_nomem(err);
+	}
+	a->path = S_ISLNK(l.st_mode) ? realpath(path, NULL) : strdup(path);
+	return a->path ? 0 : errno == ENOMEM ? dx__fail_nomem(err) : dx__fail_sys(err, path, "cannot resolve");
+}
+
 int dx__atomic_open(dx_atomic *a, const char *path, dx_err *err)
 {
 	a->fd = -1;
 	a->tmp = NULL;
-	a->path = strdup(path);
-	if (!a->path)
-		return dx__fail_nomem(err);
+	a->path = NULL;
+	a->through = 0;
+	int rc = resolve_target(a, path, err);
+	if (rc < 0 || a->through)
+		return rc;
+	path = a->path;
 	char *dir = dx__dirname(path);
 	if (!dir)
 		return dx__fail_nomem(err);
@@ -151,6 +190,13 @@ static int link_tmpfile(int fd, const char *to)
 
 int dx__atomic_commit(dx_atomic *a, dx_err *err)
 {
+	if (a->through) {
+		int fd = a->fd;
+		a->fd = -1;
+		if (close(fd) < 0)
+			return dx__fail_sys(err, a->path, "cannot write");
+		return 0;
+	}
 	if (fsync(a->fd) < 0)
 		return dx__fail_sys(err, a->path, "cannot write");
 	int linked = 0;
@@ -210,6 +256,13 @@ void dx__atomic_abort(dx_atomic *a)
 	free(a->tmp);
 	free(a->path);
 	a->tmp = a->path = NULL;
+}
+
+int dx_same_file(const char *a, const char *b)
+{
+	struct stat x, y;
+	return stat(a, &x) == 0 && S_ISREG(x.st_mode) && stat(b, &y) == 0 && x.st_dev == y.st_dev &&
+	       x.st_ino == y.st_ino;
 }
 
 /* The public face of the same, for the files the command line writes. */

@@ -6,7 +6,9 @@
  * renames them over it in one step, so a reader of the old file keeps a
  * consistent view and a process killed at any moment leaves the old file as
  * it was.  The temporary name of a process killed before its rename is
- * removed by the next commit of the same target on that host.
+ * removed by the next commit of the same target on that host.  A target
+ * that is a device or a FIFO is written through instead (see
+ * resolve_target in atomic_file.c).
  */
 #ifndef DX_ATOMIC_FILE_H
 #define DX_ATOMIC_FILE_H
@@ -17,8 +19,9 @@
 
 typedef struct dx_atomic {
 	int fd;
-	char *path;     /* the target */
+	char *path;     /* the target (the file a symbolic link points to) */
 	char *tmp;      /* the temporary name, once the file has one */
+	int through;    /* written in place: a device or a FIFO, not a file */
 } dx_atomic;
 
 int dx__atomic_open(dx_atomic *a, const char *path, dx_err *err);

@@ -151,13 +151,12 @@ int dx_bgzf_write(const char *in_path, const char *out_path, const dx_build_opts
 	                 .on_record = on_record, .on_bytes = on_bytes, .ctx = w,
 	                 .progress = opts->progress, .progress_ctx = opts->progress_ctx };
 	int rc;
-	struct stat st, ost;
-	if (stat(in_path, &st) == 0) {
+	struct stat st;
+	if (stat(in_path, &st) == 0)
 		scan.total = (uint64_t)st.st_size;
-		if (stat(out_path, &ost) == 0 && st.st_dev == ost.st_dev && st.st_ino == ost.st_ino) {
-			free(w);
-			return dx__fail(err, DX_EINVAL, 0, out_path, "the BGZF output is the input file");
-		}
+	if (dx_same_file(out_path, in_path)) {
+		free(w);
+		return dx__fail(err, DX_EINVAL, 0, out_path, "the BGZF output is the input file");
 	}
 	if (deflateInit2(&w->z, w->level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
 		free(w);

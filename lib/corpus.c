@@ -24,6 +24,8 @@
 
 typedef struct csource {
 	char *path;           /* where it was found */
+	dev_t dev;            /* which file it is */
+	ino_t ino;
 	const char *map;      /* plain: the file mapped */
 	uint64_t size;
 	int fd;               /* gzip: the file, read through gz; -1 for plain */
@@ -32,6 +34,8 @@ typedef struct csource {
 
 struct dx_corpus {
 	dx_index *ix;
+	dev_t ix_dev;         /* which file the index is */
+	ino_t ix_ino;
 	const dx_params *pm;
 	const dx_format_ops *ops;
 	csource *src;
@@ -52,9 +56,21 @@ struct dx_fields {
 int dx_index_path_for(const char *path, char *out, size_t outsz, dx_err *err)
 {
 	char magic[8];
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	/* Non-blocking, then refused: a FIFO would wait for a writer forever. */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return dx__fail_sys(err, path, "cannot open");
+	if (fstat(fd, &st) < 0) {
+		int e = errno;
+		close(fd);
+		return dx__fail(err, DX_ESYS, e, path, "cannot open");
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return dx__fail(err, DX_EINVAL, 0, path, S_ISDIR(st.st_mode) ? "a directory, not a corpus or index"
+		                                                               : "not a regular file");
+	}
 	ssize_t n = read(fd, magic, sizeof magic);
 	close(fd);
 	/* A file named .ddx is taken for an index even without the magic, so
@@ -73,7 +89,8 @@ int dx_index_path_for(const char *path, char *out, size_t outsz, dx_err *err)
  * indexed (size, mtime, sampled bytes).  Returns an open descriptor with
  * *path (malloc'd) where it was found, or a negative code.
  */
-static int open_checked(dx_index *ix, const char *dir, uint32_t i, char **path, dx_err *err)
+static int open_checked(dx_index *ix, const char *dir, uint32_t i, char **path, struct stat *st,
+                        dx_err *err)
 {
 	dx_source_info si;
 	if (dx_index_get_source(ix, i, &si) < 0)
@@ -81,9 +98,10 @@ static int open_checked(dx_index *ix, const char *dir, uint32_t i, char **path, 
 	*path = dx__path_join(dir, si.path);
 	if (!*path)
 		return dx__fail_nomem(err);
-	int fd = open(*path, O_RDONLY | O_CLOEXEC);
+	/* Non-blocking: a FIFO at the path is refused below, never waited on. */
+	int fd = open(*path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0 && errno == ENOENT) {
-		int fd2 = open(si.abs_path, O_RDONLY | O_CLOEXEC);
+		int fd2 = open(si.abs_path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 		char *abs = fd2 >= 0 ? strdup(si.abs_path) : NULL;
 		if (abs) {
 			free(*path);
@@ -96,14 +114,15 @@ static int open_checked(dx_index *ix, const char *dir, uint32_t i, char **path, 
 	if (fd < 0)
 		return dx__fail_sys(err, *path, "cannot open corpus file");
 	int rc = 0;
-	struct stat st;
 	uint64_t fp;
 	const char *why = NULL;
-	if (fstat(fd, &st) < 0)
+	if (fstat(fd, st) < 0)
 		rc = dx__fail_sys(err, *path, "cannot open corpus file");
-	else if ((uint64_t)st.st_size != si.size)
+	else if (!S_ISREG(st->st_mode))
+		rc = dx__fail(err, DX_EINVAL, 0, *path, "corpus file is not a regular file");
+	else if ((uint64_t)st->st_size != si.size)
 		why = "its size";
-	else if (st.st_mtim.tv_sec != si.mtime_sec || (uint32_t)st.st_mtim.tv_nsec != si.mtime_nsec)
+	else if (st->st_mtim.tv_sec != si.mtime_sec || (uint32_t)st->st_mtim.tv_nsec != si.mtime_nsec)
 		why = "its modification time";
 	else if ((rc = dx__fingerprint(fd, si.size, &fp, *path, err)) == 0 && fp != si.fingerprint)
 		why = "its contents";
@@ -120,9 +139,10 @@ static int open_checked(dx_index *ix, const char *dir, uint32_t i, char **path, 
 int dx_index_check_source(dx_index *ix, uint32_t i, dx_err *err)
 {
 	char *dir = dx__dirname(dx__index_path(ix)), *path = NULL;
+	struct stat st;
 	if (!dir)
 		return dx__fail_nomem(err);
-	int fd = open_checked(ix, dir, i, &path, err);
+	int fd = open_checked(ix, dir, i, &path, &st, err);
 	free(dir);
 	free(path);
 	if (fd < 0)
@@ -139,9 +159,12 @@ static int check_windows(void *ctx, uint64_t off, uint64_t len, dx_err *err)
 static int open_source(dx_corpus *c, const char *dir, uint32_t i, dx_err *err)
 {
 	csource *s = &c->src[i];
-	int fd = open_checked(c->ix, dir, i, &s->path, err);
+	struct stat st;
+	int fd = open_checked(c->ix, dir, i, &s->path, &st, err);
 	if (fd < 0)
 		return fd;
+	s->dev = st.st_dev;
+	s->ino = st.st_ino;
 	/* open_checked found the file of the size indexed. */
 	dx_source_info si;
 	int rc = dx_index_get_source(c->ix, i, &si);
@@ -174,6 +197,8 @@ static int open_source(dx_corpus *c, const char *dir, uint32_t i, dx_err *err)
 	return rc;
 }
 
+static int corpus_file_index(const dx_corpus *c, const char *path);
+
 dx_corpus *dx_corpus_open(const char *corpus_or_index, dx_err *err)
 {
 	char path[4096];
@@ -191,6 +216,11 @@ dx_corpus *dx_corpus_open(const char *corpus_or_index, dx_err *err)
 	}
 	if (!(c->ix = dx_index_open(path, err)))
 		goto fail;
+	struct stat st;
+	if (stat(path, &st) == 0) {
+		c->ix_dev = st.st_dev;
+		c->ix_ino = st.st_ino;
+	}
 	c->pm = dx__index_params(c->ix);
 	c->ops = dx__format_ops(c->pm->format);
 	dx_index_info info;
@@ -207,6 +237,16 @@ dx_corpus *dx_corpus_open(const char *corpus_or_index, dx_err *err)
 	for (uint32_t i = 0; i < c->nsrc; i++)
 		if (open_source(c, dir, i, err) < 0)
 			goto fail;
+	/* A corpus named with its index beside it must be what that index
+	 * indexes: a CORPUS.ddx copied or left from another file would serve
+	 * that file's documents under this one's name. */
+	if (strcmp(path, corpus_or_index) != 0 && corpus_file_index(c, corpus_or_index) < 0) {
+		dx_source_info si;
+		dx_index_get_source(c->ix, 0, &si);
+		dx__fail(err, DX_ESTALE, 0, path, "index of another file (%.150s%s), rebuild it with docdex index",
+		         si.path, c->nsrc > 1 ? " and others" : "");
+		goto fail;
+	}
 	free(dir);
 	return c;
 fail:
@@ -238,6 +278,26 @@ void dx_corpus_close(dx_corpus *c)
 	dx__buf_free(&c->scratch);
 	dx__buf_free(&c->join);
 	free(c);
+}
+
+/* The source that path is (the same file, through any link), or -1. */
+static int corpus_file_index(const dx_corpus *c, const char *path)
+{
+	struct stat st;
+	if (stat(path, &st) < 0)
+		return -1;
+	for (uint32_t i = 0; i < c->nsrc; i++)
+		if (c->src[i].dev == st.st_dev && c->src[i].ino == st.st_ino)
+			return (int)i;
+	return -1;
+}
+
+int dx_corpus_uses_file(const dx_corpus *c, const char *path)
+{
+	struct stat st;
+	if (stat(path, &st) < 0)
+		return 0;
+	return (st.st_dev == c->ix_dev && st.st_ino == c->ix_ino) || corpus_file_index(c, path) >= 0;
 }
 
 dx_index *dx_corpus_index(dx_corpus *c)

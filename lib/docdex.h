@@ -50,6 +50,13 @@ typedef struct dx_err {
 /* A short description of a DX_E* code. */
 const char *dx_strerror(int code);
 
+/*
+ * Bytes as a message may show them: control bytes (a NUL, a newline) as
+ * \xNN, cut with "..." to fit outsz.  Writes into out and returns it.
+ * dx_err's what and subject are written so already.
+ */
+const char *dx_escape(const char *s, size_t n, char *out, size_t outsz);
+
 /* The library's version string, DX_VERSION at build time. */
 const char *dx_version(void);
 
@@ -211,10 +218,17 @@ DX_MUST_CHECK int dx_index_check(dx_index *ix, dx_err *err);
 /*
  * Opens a corpus through its index: CORPUS (with CORPUS.ddx beside it) or
  * the index itself.  Every source file is checked against its size, mtime
- * and sampled-bytes fingerprint; a changed one gives DX_ESTALE.
+ * and sampled-bytes fingerprint; a changed one gives DX_ESTALE, and so does
+ * a CORPUS that is not among the files its CORPUS.ddx indexes.  A path that
+ * is not a regular file (a FIFO, a directory) gives DX_EINVAL, at once.
  */
 DX_MUST_CHECK dx_corpus *dx_corpus_open(const char *corpus_or_index, dx_err *err);
 void dx_corpus_close(dx_corpus *c);
+
+/* Whether path is one of the files the corpus reads, its index or a source
+ * (the same file through any link): 1 or 0.  Writers use it to refuse to
+ * replace what they read. */
+int dx_corpus_uses_file(const dx_corpus *c, const char *path);
 
 /* The index that the corpus was opened with (owned by the corpus). */
 dx_index *dx_corpus_index(dx_corpus *c);
@@ -384,10 +398,17 @@ DX_MUST_CHECK int dx_corpus_verify(dx_corpus *c, dx_progress_fn progress, void *
  * A file that appears whole or not at all: written through a temporary
  * file in the target's directory, flushed to disk and renamed over the
  * target by dx_output_commit.  A process that fails, is interrupted or is
- * killed leaves the earlier file (if any) as it was.
+ * killed leaves the earlier file (if any) as it was.  Through a symbolic
+ * link, the file it points to is replaced and the link kept; a character
+ * device or a FIFO at the path (/dev/null, /dev/stdout) is written through,
+ * never replaced; a directory, a block device or a link to nothing is
+ * refused (DX_ESYS, DX_EINVAL).
  */
 typedef struct dx_output dx_output;
 DX_MUST_CHECK dx_output *dx_output_open(const char *path, dx_err *err);
+/* Whether a names a regular file and b the same file (through any link):
+ * 1 or 0.  A writer refuses an output that is one of its inputs. */
+int dx_same_file(const char *a, const char *b);
 /* The descriptor to write the bytes to. */
 int dx_output_fd(const dx_output *f);
 /* Replaces the target with what was written; frees f either way. */

@@ -30,20 +30,56 @@ const char *dx_version(void)
 	return DX_VERSION;
 }
 
-/* Fills err (when there is one) and returns code. */
+static int is_control(unsigned char c)
+{
+	return c < 0x20 || c == 0x7f;
+}
+
+const char *dx_escape(const char *s, size_t n, char *out, size_t outsz)
+{
+	static const char hex[] = "0123456789abcdef";
+	if (outsz == 0)
+		return out;
+	size_t full = 0;
+	for (size_t i = 0; i < n; i++)
+		full += is_control((unsigned char)s[i]) ? 4 : 1;
+	/* What does not fit is cut, and "..." says so. */
+	size_t room = full < outsz ? full : outsz > 4 ? outsz - 4 : 0, o = 0;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (o + (is_control(c) ? 4 : 1) > room)
+			break;
+		if (is_control(c)) {
+			out[o++] = '\\';
+			out[o++] = 'x';
+			out[o++] = hex[c >> 4];
+			out[o++] = hex[c & 15];
+		} else {
+			out[o++] = (char)c;
+		}
+	}
+	if (full >= outsz)
+		for (int k = 0; k < 3 && o + 1 < outsz; k++)
+			out[o++] = '.';
+	out[o] = '\0';
+	return out;
+}
+
+/* Fills err (when there is one) and returns code.  Control bytes of the
+ * subject (an id may hold a NUL or a newline) and of what are written as
+ * \xNN, so that a message stays one line and shows every byte. */
 __attribute__((format(printf, 6, 0)))
 static int vfail(dx_err *err, int code, int sys, const char *subject, size_t len, const char *fmt,
                  va_list ap)
 {
 	if (!err)
 		return code;
-	vsnprintf(err->what, sizeof err->what, fmt, ap);
+	char what[sizeof err->what];
+	vsnprintf(what, sizeof what, fmt, ap);
+	dx_escape(what, strlen(what), err->what, sizeof err->what);
 	err->code = code;
 	err->sys = sys;
-	if (len >= sizeof err->subject)
-		len = sizeof err->subject - 1;
-	memcpy(err->subject, subject, len);
-	err->subject[len] = '\0';
+	dx_escape(subject, len, err->subject, sizeof err->subject);
 	return code;
 }
 

@@ -143,3 +143,39 @@ int dx__fingerprint(int fd, uint64_t size, uint64_t *out, const char *path, dx_e
 	*out = h;
 	return rc;
 }
+
+int dx__refuse_compressed(int fd, const char *path, dx_err *err)
+{
+	/* Magic numbers: xz and zstd (their formats' specifications), bzip2
+	 * ("BZh", the block size, then a block's or the end's magic), lz4's
+	 * frame, zip, 7-Zip and compress(1). */
+	static const struct {
+		const char *name, *magic;
+		size_t len;
+		const char *undo;
+	} kinds[] = {
+		{ "xz", "\xfd" "7zXZ\0", 6, "xz -d" },
+		{ "zstd", "\x28\xb5\x2f\xfd", 4, "zstd -d" },
+		{ "lz4", "\x04\x22\x4d\x18", 4, "lz4 -d" },
+		{ "zip", "PK\x03\x04", 4, "unzip" },
+		{ "7-Zip", "7z\xbc\xaf\x27\x1c", 6, "7z x" },
+		{ "compress", "\x1f\x9d", 2, "uncompress" },
+	};
+	unsigned char h[10];
+	ssize_t n = pread(fd, h, sizeof h, 0);
+	if (n <= 0)
+		return 0; /* empty, or not seekable (a pipe): nothing to tell */
+	const char *name = NULL, *undo = NULL;
+	for (size_t i = 0; i < sizeof kinds / sizeof kinds[0] && !name; i++)
+		if ((size_t)n >= kinds[i].len && memcmp(h, kinds[i].magic, kinds[i].len) == 0)
+			name = kinds[i].name, undo = kinds[i].undo;
+	if (!name && n == 10 && memcmp(h, "BZh", 3) == 0 && h[3] >= '1' && h[3] <= '9' &&
+	    (memcmp(h + 4, "\x31\x41\x59\x26\x53\x59", 6) == 0 ||
+	     memcmp(h + 4, "\x17\x72\x45\x38\x50\x90", 6) == 0))
+		name = "bzip2", undo = "bzip2 -d";
+	if (!name)
+		return 0;
+	return dx__fail(err, DX_EFORMAT, 0, path,
+	                "compressed with %s, which docdex does not read: decompress it (%s) or "
+	                "recompress it with gzip or bgzip", name, undo);
+}

@@ -32,4 +32,12 @@ int dx__write_full(int fd, const void *buf, size_t n);
  */
 int dx__fingerprint(int fd, uint64_t size, uint64_t *out, const char *path, dx_err *err);
 
+/*
+ * Refuses a file compressed in a way docdex does not read (xz, bzip2, zstd,
+ * lz4, zip, 7-Zip, compress), told by its magic number, rather than read
+ * its bytes as text: 0, or DX_EFORMAT naming the compression.  Gzip and
+ * BGZF pass, and so does a file that cannot be read from its start.
+ */
+int dx__refuse_compressed(int fd, const char *path, dx_err *err);
+
 #endif

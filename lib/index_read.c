@@ -252,7 +252,8 @@ dx_index *dx_index_open(const char *path, dx_err *err)
 		dx__fail_nomem(err);
 		return NULL;
 	}
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* Non-blocking: a FIFO is refused below, not waited on. */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	struct stat st;
 	if (fd < 0 || fstat(fd, &st) < 0) {
 		dx__fail_sys(err, path, "cannot open index");

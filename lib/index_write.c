@@ -454,6 +454,10 @@ int dx_index_build(const char *const *files, size_t nfiles, const char *out_path
 			rc = dx__fail(err, DX_EINVAL, 0, files[i], "not a regular file");
 			goto out;
 		}
+		if (dx_same_file(out_path, files[i])) {
+			rc = dx__fail(err, DX_EINVAL, 0, out_path, "the index would replace a corpus file");
+			goto out;
+		}
 		b.src[i].abs = realpath(files[i], NULL);
 		if (!b.src[i].abs) {
 			rc = dx__fail_sys(err, files[i], "cannot resolve");

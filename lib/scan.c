@@ -16,6 +16,7 @@
 
 #include "buf.h"
 #include "err.h"
+#include "fileutil.h"
 #include "format.h"
 #include "gz.h"
 #include "readahead.h"
@@ -99,6 +100,8 @@ static int open_input(dx_scan *s, const char *path, int fd, dx_gzin *gz, dx_err 
 	ssize_t n = pread(fd, head, sizeof head, 0);
 	if (n < 0)
 		return dx__fail_sys(err, path, "cannot read");
+	if (dx__refuse_compressed(fd, path, err) < 0)
+		return err->code;
 	s->kind = dx__gz_kind(head, (size_t)n);
 	if (!s->kind) {
 		/* An empty file is empty whatever its name (MS MARCO v2.1 has empty shards). */
