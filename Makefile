@@ -105,6 +105,13 @@ $(FAKE_CUDART): tests/fake_cudart.c
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -fPIC -shared $(LDFLAGS) -o $@ $<
 
+# fork() that fails with EAGAIN after FAIL_FORK_AFTER calls, preloaded by
+# the tests of a worker that cannot be started (tests/fail_fork.c).
+FAIL_FORK = $(B)/tests/libfailfork.so
+$(FAIL_FORK): tests/fail_fork.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -fPIC -shared $(LDFLAGS) -o $@ $< -ldl
+
 unit: $(UNIT_BIN) $(FAKE_CUDART)
 	@for t in $(UNIT_BIN); do echo "unit: $$t"; \
 	    DOCDEX_FAKE_CUDART=$(abspath $(FAKE_CUDART)) $(RUNNER) $$t || exit 1; done
@@ -130,9 +137,10 @@ replay: $(REPLAY_BIN)
 	    $(RUNNER) $(B)/tests/fuzz/replay/$$n $(FUZZ_INPUTS) || exit 1; done
 
 TEST_DOCDEX = $(if $(RUNNER),DX_RUNNER_PROGRAM=$(abspath $(DOCDEX)) DOCDEX=$(RUNNER),DOCDEX=$(abspath $(DOCDEX)))
-check: all unit replay $(POKE)
+check: all unit replay $(POKE) $(FAIL_FORK)
 	$(TEST_DOCDEX) DX_SYNTH=$(abspath $(SYNTH)) DX_POKE=$(abspath $(POKE)) \
-	    DOCDEX_FAKE_CUDART=$(abspath $(FAKE_CUDART)) bats tests/*.bats
+	    DOCDEX_FAKE_CUDART=$(abspath $(FAKE_CUDART)) DX_FAIL_FORK=$(abspath $(FAIL_FORK)) \
+	    bats tests/*.bats
 
 FUZZ_TIME ?= 60
 FUZZ_FLAGS = -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all

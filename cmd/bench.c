@@ -232,6 +232,8 @@ static int measure(bench_opts *b, rs_matrix *m, plan *p, meta *mt)
 	matrix_default_mem_limit(&b->mx);
 	cli_catch_signals();
 	int rc = prepare(b, p, &err);
+	if (rc == DX_ECANCELED || cli_interrupted())
+		return matrix_interrupted("bench", &b->mx);
 	if (rc < 0)
 		return cli_lib_failure("bench", rc, &err);
 	if (!b->nstrategies)

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -325,6 +326,7 @@ static int apply_config(const matrix_cmd *cmd, matrix_opts *b, const char *path)
 		return EXIT_USAGE;
 	}
 	b->config = cfg;
+	b->config_path = path;
 	char *copy = strdup(path);
 	struct option *options = all_options(cmd, 1);
 	if (!copy || !options) {
@@ -369,6 +371,60 @@ static int apply_config(const matrix_cmd *cmd, matrix_opts *b, const char *path)
 	}
 	free(copy);
 	free(options);
+	return rc;
+}
+
+/* The records a --synthetic spec asks for; 0 when it gives a size. */
+static uint64_t synthetic_records(const char *spec)
+{
+	dx_synth_opts so;
+	return tempcorpus_parse(spec, &so) == 0 ? so.count : 0;
+}
+
+/* The file a path would be written as: the same file when it exists (any
+ * link to it), else the same name in the same directory once resolved
+ * ("./r.json" and "r.json").  Devices and FIFOs are written through, not
+ * replaced: two outputs may share one (/dev/null).  1 or 0. */
+static int same_output(const char *a, const char *b)
+{
+	struct stat x, y;
+	int ha = stat(a, &x) == 0, hb = stat(b, &y) == 0;
+	if (ha || hb)
+		return ha && hb && S_ISREG(x.st_mode) && x.st_dev == y.st_dev && x.st_ino == y.st_ino;
+	char *ca = strdup(a), *cb = strdup(b), *ra = NULL, *rb = NULL;
+	int same = 0;
+	if (ca && cb && (ra = realpath(dirname(ca), NULL)) && (rb = realpath(dirname(cb), NULL))) {
+		const char *na = strrchr(a, '/'), *nb = strrchr(b, '/');
+		same = strcmp(ra, rb) == 0 && strcmp(na ? na + 1 : a, nb ? nb + 1 : b) == 0;
+	}
+	free(ca);
+	free(cb);
+	free(ra);
+	free(rb);
+	return same;
+}
+
+/* Refuses a report or plot that would replace what the command reads, or
+ * each other (bench --plot c.tsv c.tsv once replaced the corpus with an
+ * SVG): one line and EXIT_FAIL, before anything is measured or written. */
+static int check_outputs(const char *cmd, const matrix_opts *b)
+{
+	dx_err err = { 0 };
+	/* The corpus opened finds its index and every source; one that does
+	 * not open (no index yet) is compared by its name, and its error is
+	 * the measurement's to report. */
+	dx_corpus *c = b->corpus && !b->from ? dx_corpus_open(b->corpus, &err) : NULL;
+	const char *in[] = { b->from ? NULL : b->corpus, b->wl.queries, b->wl.qrels, b->wl.run,
+	                     b->from, b->baseline, b->config_path };
+	size_t n = sizeof in / sizeof *in;
+	int rc = cli_check_output(cmd, b->output, in, n, c);
+	if (rc == 0)
+		rc = cli_check_output(cmd, b->plot, in, n, c);
+	if (rc == 0 && b->output && b->plot && same_output(b->output, b->plot)) {
+		cli_error(cmd, "the report and the plot would be the same file", b->plot);
+		rc = EXIT_FAIL;
+	}
+	dx_corpus_close(c);
 	return rc;
 }
 
@@ -433,6 +489,11 @@ int matrix_parse(const matrix_cmd *cmd, matrix_opts *b, int argc, char **argv)
 		rc = cli_usage_error(cmd->name, "--queries and --run need --qrels", NULL);
 	else if (b->wl.qrels && !b->wl.queries)
 		rc = cli_usage_error(cmd->name, "--qrels needs --queries", NULL);
+	else if (b->synthetic && b->wl.kind == WL_TRIPLES && synthetic_records(b->synthetic) == 1)
+		rc = cli_usage_error(cmd->name, "a triple needs 2 records or more, its negative "
+		                                "besides its positive", b->synthetic);
+	else
+		rc = check_outputs(cmd->name, b);
 out:
 	free(options);
 	return rc;
@@ -640,11 +701,25 @@ int matrix_report(const matrix_cmd *cmd, const matrix_opts *o, const rs_matrix *
 	int rc = write_reports(cmd, o, m);
 	if (rc != 0)
 		return rc;
-	/* A cell that failed in this run fails the command, after the report;
+	/* A cell that failed in this run fails the command, after the report,
+	 * with a line that says why, the report perhaps being in a file only;
 	 * one read back with --from was reported when it failed. */
+	size_t failed = 0, first = 0;
 	for (size_t i = 0; i < m->ncells && !o->from; i++)
-		if (m->cells[i].status == RS_FAILED)
-			rc = EXIT_FAIL;
+		if (m->cells[i].status == RS_FAILED && failed++ == 0)
+			first = i;
+	if (failed) {
+		char key[256], what[320], reason[CLI_SUBJECT_MAX];
+		const rs_cell *c = &m->cells[first];
+		rs_cell_key(m, c, key, sizeof key);
+		if (failed == 1)
+			snprintf(what, sizeof what, "a cell failed");
+		else
+			snprintf(what, sizeof what, "%zu cells failed, the first", failed);
+		fprintf(stderr, "docdex %s: %s: '%s': %s\n", cmd->name, what, key,
+		        dx_escape(c->reason, strlen(c->reason), reason, sizeof reason));
+		rc = EXIT_FAIL;
+	}
 	if (o->baseline) {
 		int n = rs_compare_baseline(m, o->baseline, o->tolerance, stderr, &err);
 		if (n < 0)

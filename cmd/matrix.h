@@ -46,6 +46,7 @@ typedef struct matrix_opts {
 	double tolerance;
 	int quiet;
 	dx_config *config;        /* the experiment file read, if any */
+	const char *config_path;  /* and its name */
 	/* Paths made absolute for an experiment file's directory. */
 	char *owned[32];
 	size_t nowned;
@@ -70,7 +71,10 @@ typedef struct matrix_cmd {
 } matrix_cmd;
 
 /* Reads the experiment file (-c), then the command line over it.  Returns
- * 0, -1 once --help was printed, or the exit status of a usage error. */
+ * 0, -1 once --help was printed, or the exit status of a usage error; or
+ * EXIT_FAIL, after saying so, when -o or --plot names a file the command
+ * reads (the corpus, its index or a source, --queries, --qrels, --run,
+ * --from, --baseline, the experiment file) or both name one file. */
 int matrix_parse(const matrix_cmd *cmd, matrix_opts *o, int argc, char **argv);
 
 /* Says that a value is bad, as the shared options do; returns EXIT_USAGE. */

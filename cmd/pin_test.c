@@ -211,8 +211,13 @@ static void probe_cuda(env *e)
 	close(fd[1]);
 	ssize_t got = -1;
 	if (pid > 0) {
+		/* A runtime that hangs in its initialisation (a wedged driver)
+		 * is given up for an interrupt, which measure then reports. */
 		while ((got = read(fd[0], &pr, sizeof pr)) < 0 && errno == EINTR)
-			;
+			if (cli_interrupted()) {
+				kill(pid, SIGKILL);
+				break;
+			}
 		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
 			;
 	}
@@ -514,6 +519,8 @@ static int run_cell(const pin_opts *p, const plan *pl, const rs_matrix *m, rs_ce
 	dx_meminfo before;
 	double copy_s = 0;
 	int rc = 0;
+	if (cli_interrupted())
+		return EXIT_INTERRUPTED;
 	rs_cell_key(m, c, key, sizeof key);
 	c->projected = projected(p, pl, s->pin, s->place, s->w, s->t);
 	if (cannot_run(p, pl, s->pin, s->t, why, sizeof why)) {
@@ -832,8 +839,11 @@ static int measure(pin_opts *p, rs_matrix *m, plan *pl, meta *mt)
 	matrix_default_mem_limit(&p->mx);
 	cli_catch_signals();
 	look_around(p, &pl->e);
+	if (cli_interrupted())
+		return matrix_interrupted("pin-test", &p->mx);
 	if ((rc = prepare(p, pl, &err)) < 0)
-		return cli_lib_failure("pin-test", rc, &err);
+		return rc == DX_ECANCELED ? matrix_interrupted("pin-test", &p->mx)
+		                          : cli_lib_failure("pin-test", rc, &err);
 
 	/* Cells by worker count, the dimension the fastest is picked within. */
 	if (matrix_cells_alloc(m, p->mx.nworkers * p->mx.nthreads * p->nplaces * p->ncaches * p->npins,

@@ -15,6 +15,7 @@ enum { TC_PATH = 4096 };
 
 typedef struct tempcorpus {
 	char dir[TC_PATH];        /* "" until made */
+	int lock;                 /* held on dir once made (dx_tempdir_make) */
 	char plain[TC_PATH], gzip[TC_PATH], bgzf[TC_PATH];
 	char queries[TC_PATH], qrels[TC_PATH], run[TC_PATH];
 	uint64_t records;
@@ -27,8 +28,10 @@ typedef struct tempcorpus {
  */
 int tempcorpus_parse(const char *spec, dx_synth_opts *o);
 
-/* Makes the temporary directory under parent ($TMPDIR or /tmp when NULL).
- * Returns 0, or a DX_E* code with err filled. */
+/* Makes the temporary directory under parent ($TMPDIR or /tmp when NULL),
+ * docdex.HOST.PID.XXXXXX, after removing those that killed processes of
+ * this host left there (dx_tempdir_sweep).  Returns 0, or a DX_E* code
+ * with err filled. */
 int tempcorpus_mkdir(tempcorpus *t, const char *parent, dx_err *err);
 
 /*
@@ -41,7 +44,7 @@ int tempcorpus_make(tempcorpus *t, const dx_synth_opts *o, dx_progress_fn on_pro
                     dx_err *err);
 
 /* Removes the directory and everything in it; safe to call when it was
- * never made, and more than once. */
+ * never made (t zeroed), and more than once. */
 void tempcorpus_remove(tempcorpus *t);
 
 #endif

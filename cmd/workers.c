@@ -67,6 +67,21 @@ static void child_done(void *ctx, const worker_result *r)
 		;
 }
 
+/* In the worker: the signals that stop the parent cleanly (cli_catch_signals
+ * catches them all with SIGINT's handler) end the worker at once, the
+ * parent removing what there is to remove. */
+static void default_signals(void)
+{
+	struct sigaction parent, sa;
+	if (sigaction(SIGINT, NULL, &parent) < 0 || parent.sa_handler == SIG_DFL ||
+	    parent.sa_handler == SIG_IGN)
+		return;
+	for (int sig = 1; sig < NSIG; sig++)
+		if (sigaction(sig, NULL, &sa) == 0 && !(sa.sa_flags & SA_SIGINFO) &&
+		    sa.sa_handler == parent.sa_handler)
+			signal(sig, SIG_DFL);
+}
+
 static void __attribute__((noreturn))
 child_main(const workload_opts *o, unsigned i, unsigned n, int res, int ctl, pid_t parent)
 {
@@ -76,8 +91,7 @@ child_main(const workload_opts *o, unsigned i, unsigned n, int res, int ctl, pid
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (getppid() != parent)
 		_exit(1);
-	signal(SIGINT, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
+	default_signals();
 	worker_result *r = malloc(sizeof *r);
 	if (!r)
 		_exit(1);
@@ -97,6 +111,16 @@ static void stop_all(child *ch, unsigned n)
 				;
 		ch[i].pid = 0;
 	}
+}
+
+/* Why worker i could not be started: "cannot start worker 3: fork:
+ * resource temporarily unavailable", strerror in lower case as in every
+ * message. */
+static void sys_why(char *why, size_t whysz, unsigned i, const char *call, int e)
+{
+	dx_err err = { .sys = e };
+	snprintf(err.what, sizeof err.what, "cannot start worker %u: %s", i, call);
+	cli_describe(&err, why, whysz);
 }
 
 /* Waits until every worker has sent `want` ('R' or 'D'), reading its
@@ -124,7 +148,9 @@ static int wait_for(child *ch, unsigned n, char want, workers_result *res, char 
 			break;
 		}
 		if (poll(pf, n, 100) < 0 && errno != EINTR) {
-			snprintf(why, whysz, "poll: %s", strerror(errno));
+			dx_err err = { .sys = errno };
+			snprintf(err.what, sizeof err.what, "poll");
+			cli_describe(&err, why, whysz);
 			rc = WORKERS_FAILED;
 			break;
 		}
@@ -155,14 +181,17 @@ static int wait_for(child *ch, unsigned n, char want, workers_result *res, char 
 }
 
 /* Reaps the workers; a worker killed by a signal (the OOM killer's
- * SIGKILL) or exiting with an error fails the run. */
+ * SIGKILL) or exiting with an error fails the run.  A worker that does
+ * not end (stuck in a read of a failing disk) is waited for until an
+ * interrupt, after which stop_all kills it. */
 static int reap(child *ch, unsigned n, char *why, size_t whysz)
 {
 	int rc = WORKERS_OK;
 	for (unsigned i = 0; i < n; i++) {
 		int st = 0;
 		while (waitpid(ch[i].pid, &st, 0) < 0 && errno == EINTR)
-			;
+			if (cli_interrupted())
+				return WORKERS_INTERRUPTED;
 		ch[i].pid = 0;
 		if (rc == WORKERS_OK && WIFSIGNALED(st)) {
 			snprintf(why, whysz, "worker %u killed by signal %d%s", i, WTERMSIG(st),
@@ -191,17 +220,25 @@ int workers_run(const workload_opts *o, unsigned n, workers_result *res, char *w
 		rc = WORKERS_FAILED;
 		goto out;
 	}
+	/* Every worker has no pipes until it is started: the clean-up after
+	 * a failed start closes only those that were opened (calloc's 0 is
+	 * standard input). */
+	for (unsigned i = 0; i < n; i++)
+		ch[i].res = ch[i].ctl = -1;
 	fflush(NULL);
 	for (unsigned i = 0; i < n; i++) {
 		int rp[2], cp[2];
-		ch[i].res = ch[i].ctl = -1;
+		if (cli_interrupted()) {
+			rc = WORKERS_INTERRUPTED;
+			goto out;
+		}
 		if (pipe2(rp, O_CLOEXEC) < 0) {
-			snprintf(why, whysz, "pipe: %s", strerror(errno));
+			sys_why(why, whysz, i, "pipe", errno);
 			rc = WORKERS_FAILED;
 			goto out;
 		}
 		if (pipe2(cp, O_CLOEXEC) < 0) {
-			snprintf(why, whysz, "pipe: %s", strerror(errno));
+			sys_why(why, whysz, i, "pipe", errno);
 			close(rp[0]);
 			close(rp[1]);
 			rc = WORKERS_FAILED;
@@ -224,7 +261,7 @@ int workers_run(const workload_opts *o, unsigned n, workers_result *res, char *w
 		ch[i].res = rp[0];
 		ch[i].ctl = cp[1];
 		if (pid < 0) {
-			snprintf(why, whysz, "fork: %s", strerror(errno));
+			sys_why(why, whysz, i, "fork", errno);
 			rc = WORKERS_FAILED;
 			goto out;
 		}

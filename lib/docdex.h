@@ -586,7 +586,10 @@ DX_MUST_CHECK int dx_ramdisk_check(const char *dir, dx_err *err);
 
 /*
  * Checks that dir is on tmpfs or ramfs (statfs) and has room for the index
- * and its sources (statvfs), then copies them.  Returns the copy, or NULL
+ * and its sources (statvfs), then copies them into a directory
+ * docdex-ramdisk.HOST.PID.XXXXXX made by dx_tempdir_make, after sweeping
+ * the copies that dead processes of this host left there
+ * (dx_tempdir_sweep).  Returns the copy, or NULL
  * with err filled: DX_EINVAL when dir is not tmpfs or ramfs (err->what
  * names the filesystem found), DX_ELIMIT when there is not room (the bytes
  * needed and free), DX_ESYS on a failed copy.  Nothing is left behind on
@@ -600,6 +603,33 @@ const char *dx_ramdisk_dir(const dx_ramdisk *r);
 uint64_t dx_ramdisk_bytes(const dx_ramdisk *r);
 /* Removes the copy and frees r; accepts NULL. */
 void dx_ramdisk_remove(dx_ramdisk *r);
+
+/*
+ * Temporary directories that name their maker, PREFIX.HOST.PID.XXXXXX, so
+ * that one left by a process killed before it could remove it (SIGKILL,
+ * the OOM killer) is removed by a later process: the RAM disk copies, a
+ * benchmark's generated corpus.
+ *
+ * dx_tempdir_make makes one under parent (mkdtemp) into out (outsz bytes)
+ * and locks it (flock) through the descriptor *lock, held, by forked
+ * children too, until dx_tempdir_remove closes it.  Returns 0, or
+ * DX_ESYS, or DX_ELIMIT when the name does not fit; out is "" and *lock
+ * -1 on failure.
+ *
+ * dx_tempdir_sweep removes the directories of parent named
+ * PREFIX.HOST.PID.XXXXXX with this host's name, owned by this user, whose
+ * process is gone and whose lock no process holds.  Another host's stay
+ * (its process ids mean nothing here), as does every one a live process
+ * holds, in another pid namespace too.  Best effort: what cannot be
+ * removed stays.
+ *
+ * dx_tempdir_remove removes dir and everything under it, following no
+ * link, and closes lock when it is not -1; dir may be NULL or "".
+ */
+DX_MUST_CHECK int dx_tempdir_make(const char *parent, const char *prefix, char *out, size_t outsz,
+                                  int *lock, dx_err *err);
+void dx_tempdir_sweep(const char *parent, const char *prefix);
+void dx_tempdir_remove(const char *dir, int lock);
 
 /*
  * The page cache and a corpus's files (its index and every source, at the

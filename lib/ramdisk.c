@@ -8,12 +8,16 @@
  * modification times, because the copied index finds its sources by their
  * stored relative paths and checks their size, mtime and sampled bytes.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/statvfs.h>
@@ -27,6 +31,9 @@
 #define DX_TMPFS_MAGIC 0x01021994ul
 #define DX_RAMFS_MAGIC 0x858458F6ul
 
+/* The copies' directories: RAMDISK_PREFIX.HOST.PID.XXXXXX (dx_tempdir_make). */
+#define RAMDISK_PREFIX "docdex-ramdisk"
+
 enum {
 	PROGRESS_STEP = 16 << 20, /* bytes between calls of the progress callback */
 	CFR_CHUNK = 16 << 20,     /* bytes per copy_file_range call */
@@ -36,6 +43,7 @@ enum {
 
 struct dx_ramdisk {
 	char *dir;            /* the directory made under the RAM filesystem */
+	int lock;             /* held on dir while the copy lives (dx_tempdir_make) */
 	char *index;          /* the copied index in it */
 	uint64_t bytes;       /* bytes copied */
 };
@@ -65,6 +73,139 @@ static int remove_entry(const char *p, const struct stat *sb, int flag, struct F
 static void remove_tree(const char *dir)
 {
 	nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* dir/name, without a doubled slash when dir ends in one; malloc'd. */
+static char *join(const char *dir, const char *name)
+{
+	size_t dl = strlen(dir);
+	const char *sep = dl && dir[dl - 1] == '/' ? "" : "/";
+	char *p = NULL;
+	if (asprintf(&p, "%s%s%s", dir, sep, name) < 0)
+		return NULL;
+	return p;
+}
+
+/* ---- directories that name their maker ---------------------------------
+ *
+ * PREFIX.HOST.PID.XXXXXX: a process killed before it could remove what it
+ * made (SIGKILL, the OOM killer) leaves the directory, a whole corpus on a
+ * RAM disk perhaps, and a later process of the same host removes it once
+ * the process that made it is gone, as atomic_file.c does for temporary
+ * index names.  The process id alone would not be enough where processes
+ * of another pid namespace share the host name and the directory (a
+ * container): the maker also holds a lock (flock) on the directory as
+ * long as it lives, which every process sees, and a held lock is never
+ * swept. */
+enum { HOST_MAX = 64 };
+
+/* The host name, with what could not be in a file name replaced by '_'. */
+static void host_name(char *out, size_t n)
+{
+	if (gethostname(out, n) < 0)
+		out[0] = '\0';
+	out[n - 1] = '\0';
+	for (char *p = out; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+		      *p == '-' || *p == '.'))
+			*p = '_';
+}
+
+int dx_tempdir_make(const char *parent, const char *prefix, char *out, size_t outsz, int *lock,
+                    dx_err *err)
+{
+	char host[HOST_MAX];
+	host_name(host, sizeof host);
+	*lock = -1;
+	int n = snprintf(out, outsz, "%s%s%s.%s.%ld.XXXXXX", parent,
+	                 parent[0] && parent[strlen(parent) - 1] == '/' ? "" : "/", prefix, host,
+	                 (long)getpid());
+	if (n < 0 || (size_t)n >= outsz) {
+		if (outsz)
+			out[0] = '\0';
+		return dx__fail(err, DX_ELIMIT, 0, parent, "directory name too long");
+	}
+	if (!mkdtemp(out)) {
+		int rc = dx__fail_sys(err, parent, "cannot make a temporary directory");
+		out[0] = '\0';
+		return rc;
+	}
+	int fd = open(out, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		int rc = dx__fail_sys(err, out, "cannot lock the temporary directory");
+		if (fd >= 0)
+			close(fd);
+		rmdir(out);
+		out[0] = '\0';
+		return rc;
+	}
+	*lock = fd;
+	return 0;
+}
+
+void dx_tempdir_remove(const char *dir, int lock)
+{
+	if (dir && dir[0])
+		remove_tree(dir);
+	if (lock >= 0)
+		close(lock);
+}
+
+/* The process id in name when it is PREFIX.HOST.PID.XXXXXX with this host
+ * (exactly: a longer host name that starts with ours is another host), or
+ * 0.  mkdtemp's six characters are letters and digits. */
+static long owner_of(const char *name, const char *prefix, const char *host)
+{
+	size_t pl = strlen(prefix), hl = strlen(host);
+	if (strncmp(name, prefix, pl) != 0 || name[pl] != '.' ||
+	    strncmp(name + pl + 1, host, hl) != 0 || name[pl + 1 + hl] != '.')
+		return 0;
+	const char *p = name + pl + 1 + hl + 1;
+	long pid = 0;
+	size_t digits = 0;
+	for (; *p >= '0' && *p <= '9' && digits < 10; p++, digits++)
+		pid = pid * 10 + (*p - '0');
+	if (!digits || pid > INT_MAX || *p != '.' || strlen(p + 1) != 6)
+		return 0;
+	for (const char *q = p + 1; *q; q++)
+		if (!((*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') || (*q >= '0' && *q <= '9')))
+			return 0;
+	return pid;
+}
+
+void dx_tempdir_sweep(const char *parent, const char *prefix)
+{
+	DIR *d = opendir(parent);
+	char host[HOST_MAX];
+	host_name(host, sizeof host);
+	struct dirent *e;
+	while (d && (e = readdir(d))) {
+		long pid = owner_of(e->d_name, prefix, host);
+		struct stat st;
+		/* Our own, and those of a live process (EPERM: another user's,
+		 * alive), stay; a process id taken again by another process
+		 * keeps the directory too, which is the safe side. */
+		if (pid <= 0 || pid == (long)getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue;
+		int fd = openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		/* Only a directory of this user's: one that another user made in
+		 * a shared directory (/tmp) to look like ours is not ours to walk
+		 * into, nor to remove; ours are made 0700, so nothing in them is
+		 * another's.  And none that a live process we cannot see holds
+		 * (another pid namespace). */
+		if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == geteuid() &&
+		    flock(fd, LOCK_EX | LOCK_NB) == 0) {
+			char *path = join(parent, e->d_name);
+			if (path)
+				remove_tree(path);
+			free(path);
+		}
+		close(fd);
+	}
+	if (d)
+		closedir(d);
 }
 
 /* Whether a stored relative path stays inside the index's directory: not
@@ -229,17 +370,6 @@ static int open_source(const char *ixdir, const dx_source_info *si, char **found
 	return fd;
 }
 
-/* dir/name, without a doubled slash when dir ends in one; malloc'd. */
-static char *join(const char *dir, const char *name)
-{
-	size_t dl = strlen(dir);
-	const char *sep = dl && dir[dl - 1] == '/' ? "" : "/";
-	char *p = NULL;
-	if (asprintf(&p, "%s%s%s", dir, sep, name) < 0)
-		return NULL;
-	return p;
-}
-
 /* Whether path lies under directory dir. */
 static int is_under(const char *path, const char *dir)
 {
@@ -272,8 +402,8 @@ dx_ramdisk *dx_ramdisk_copy(const char *index_path, const char *dir, dx_progress
 	dx_ramdisk *r = NULL;
 	dx_index *ix = NULL;
 	dx_corpus *c = NULL;
-	char *ixdir = NULL, *templ = NULL, *made = NULL, *dst = NULL, *found = NULL;
-	int fd = -1, ok = 0;
+	char *ixdir = NULL, *made = NULL, *dst = NULL, *found = NULL;
+	int fd = -1, lock = -1, ok = 0;
 	copier cp = { .progress = progress, .ctx = ctx, .next_report = PROGRESS_STEP };
 
 	if (dx_ramdisk_check(dir, err) < 0)
@@ -310,6 +440,9 @@ dx_ramdisk *dx_ramdisk_copy(const char *index_path, const char *dir, dx_progress
 	}
 	cp.total = need - SLACK;
 
+	/* The copies that runs killed before they could remove them left
+	 * (SIGKILL, the OOM killer) go first, and give back their room. */
+	dx_tempdir_sweep(dir, RAMDISK_PREFIX);
 	struct statvfs sv;
 	if (statvfs(dir, &sv) < 0) {
 		dx__fail_sys(err, dir, "cannot read the filesystem");
@@ -325,16 +458,14 @@ dx_ramdisk *dx_ramdisk_copy(const char *index_path, const char *dir, dx_progress
 		goto out;
 	}
 
-	if (!(templ = join(dir, "docdex-ramdisk.XXXXXX"))) {
+	/* From here on, failure removes it. */
+	size_t msz = strlen(dir) + sizeof RAMDISK_PREFIX + HOST_MAX + 32;
+	if (!(made = malloc(msz))) {
 		dx__fail_nomem(err);
 		goto out;
 	}
-	if (!mkdtemp(templ)) {
-		dx__fail_sys(err, templ, "cannot create directory");
+	if (dx_tempdir_make(dir, RAMDISK_PREFIX, made, msz, &lock, err) < 0)
 		goto out;
-	}
-	made = templ; /* from here on, failure removes it */
-	templ = NULL;
 	size_t made_len = strlen(made);
 
 	const char *slash = strrchr(ipath, '/');
@@ -386,8 +517,10 @@ dx_ramdisk *dx_ramdisk_copy(const char *index_path, const char *dir, dx_progress
 		}
 	}
 	r->dir = made;
+	r->lock = lock;
 	r->bytes = cp.done;
 	made = NULL;
+	lock = -1;
 	ok = 1;
 out:
 	if (fd >= 0)
@@ -395,9 +528,8 @@ out:
 	dx_corpus_close(c);
 	dx_index_close(ix);
 	if (made)
-		remove_tree(made);
+		dx_tempdir_remove(made, lock);
 	free(made);
-	free(templ);
 	free(dst);
 	free(found);
 	free(ixdir);
@@ -429,7 +561,7 @@ void dx_ramdisk_remove(dx_ramdisk *r)
 {
 	if (!r)
 		return;
-	remove_tree(r->dir);
+	dx_tempdir_remove(r->dir, r->lock);
 	free(r->dir);
 	free(r->index);
 	free(r);

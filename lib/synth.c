@@ -136,6 +136,17 @@ static unsigned draw_word(const vocab *v, dx_rng *r)
 	return dx_rng_below(r, v->total) < v->prob[k] ? k : v->alias[k];
 }
 
+/* The writer refused the bytes: it failed (errno), or its caller asked
+ * to stop (ECANCELED, as a progress callback does), which is no failure
+ * of the writing and must read as an interruption, not an error. */
+static void write_failed(gen *g)
+{
+	if (errno == ECANCELED)
+		g->failed = dx__fail(g->err, DX_ECANCELED, 0, "", "interrupted");
+	else
+		g->failed = dx__fail_sys(g->err, "", "cannot write the synthetic corpus");
+}
+
 static void put(gen *g, const void *p, size_t n)
 {
 	if (g->failed)
@@ -147,7 +158,7 @@ static void put(gen *g, const void *p, size_t n)
 	g->written += n;
 	if (g->out.len >= FLUSH_AT) {
 		if (g->w->write(g->w->ctx, g->out.p, g->out.len) != 0)
-			g->failed = dx__fail_sys(g->err, "", "cannot write the synthetic corpus");
+			write_failed(g);
 		g->out.len = 0;
 	}
 }
@@ -357,7 +368,7 @@ static int check_opts(const dx_synth_opts *o, dx_err *err)
 static int flush(gen *g)
 {
 	if (!g->failed && g->out.len && g->w->write(g->w->ctx, g->out.p, g->out.len) != 0)
-		g->failed = dx__fail_sys(g->err, "", "cannot write the synthetic corpus");
+		write_failed(g);
 	return g->failed;
 }
 

@@ -208,7 +208,11 @@ small_corpus() {
 		"${QUICK[@]}" -q -o r.json c.tsv
 	status_is 1
 	check_report r.json --expect pread/j1/t1=failed --expect mmap/j1/t1=failed
-	[[ $(python3 -c 'import json; print(json.load(open("r.json"))["cells"][0]["reason"])') == "worker 0: "* ]]
+	local reason
+	reason=$(python3 -c 'import json; print(json.load(open("r.json"))["cells"][0]["reason"])')
+	[[ $reason == "worker 0: "* ]]
+	# The report being in a file, one line says why the status is 1.
+	equals "$stderr" "docdex bench: 2 cells failed, the first: 'pread/j1/t1': $reason"
 }
 
 @test "SIGINT and SIGTERM stop the workers and remove the temporary corpus" {

@@ -6,6 +6,8 @@
  *            [--count N | --size BYTES[K|M|G]] [--seed S] [--bundle B] [-o FILE]
  *            [--queries FILE] [--qrels FILE] [--run FILE]
  *            [--nqueries N] [--positives K] [--depth D]
+ *
+ * The run is 100 deep unless --depth says, or as deep as a smaller corpus.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -70,7 +72,7 @@ int main(int argc, char **argv)
 	dx_synth_topics_opts t = { .queries = 100, .positives = 1, .depth = 100 };
 	const char *out = "-", *files[3] = { NULL, NULL, NULL };
 	uint64_t v;
-	int c;
+	int c, depth_given = 0;
 	while ((c = getopt_long(argc, argv, "o:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'k':
@@ -93,7 +95,10 @@ int main(int argc, char **argv)
 			if (c == 'S') o.seed = v;
 			if (c == 'q') t.queries = v;
 			if (c == 'p') t.positives = (unsigned)v;
-			if (c == 'd') t.depth = (unsigned)v;
+			if (c == 'd') {
+				t.depth = (unsigned)v;
+				depth_given = 1;
+			}
 			if (c == 'b') o.bundle = (unsigned)v;
 			break;
 		case 'o': out = optarg; break;
@@ -122,6 +127,9 @@ int main(int argc, char **argv)
 	if (!files[0] && !files[1] && !files[2])
 		return 0;
 	t.records = (uint64_t)n;
+	/* The run ranks every record of a corpus smaller than its depth. */
+	if (!depth_given && t.depth > t.records)
+		t.depth = (unsigned)t.records;
 	FILE *fs[3] = { NULL, NULL, NULL };
 	dx_writer ws[3];
 	for (int i = 0; i < 3; i++) {

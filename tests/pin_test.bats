@@ -194,6 +194,9 @@ if not (t["pairs"] == 2 and t["h2d_gb_s"] > 0 and t["h2d_reference_gb_s"] > 0):
 		--pin cuda --placement disk "${QUICK[@]}" -q -o f.json c.tsv
 	status_is 1
 	[[ $(cells f.json) == *"cuda/disk/warm/j1/t1 failed worker 0: "*cudaMalloc*cudaErrorMemoryAllocation* ]]
+	# The report being in a file, one line says why the status is 1.
+	[[ $stderr == "docdex pin-test: "*"failed"*": 'cuda"*"/disk/warm/j1/t1': worker 0: "*cudaMalloc* ]]
+	equals "$(echo "$stderr" | wc -l)" 1
 }
 
 @test "reports hold every field the man page lists; --from, --baseline and CSV as bench" {

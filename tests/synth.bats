@@ -78,3 +78,14 @@ print("ok")'
 	run --separate-stderr dx get --field 1 d.tsv < <(awk '{ print $3 }' run.txt)
 	status_is 0
 }
+
+@test "a corpus smaller than the run's depth of 100 gets a run as deep as itself" {
+	run --separate-stderr "$DX_SYNTH" --count 50 -o c.tsv --queries q.tsv --qrels qrels.txt \
+		--run run.txt --nqueries 3
+	status_is 0
+	equals "$stderr" ""
+	equals "$(wc -l < run.txt)" 150
+	equals "$(cut -d' ' -f3 run.txt | sort -u | wc -l)" 50
+	run --separate-stderr "$DX_SYNTH" --count 50 -o c.tsv --run run.txt --nqueries 3 --depth 60
+	status_is 1
+}

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "docdex.h"
@@ -261,6 +262,167 @@ static void not_ram(void)
 	CHECK_EQ(leftovers(unit_dir), 0);
 }
 
+/* This host's name as the directories carry it. */
+static void host(char *out, size_t n)
+{
+	CHECK(gethostname(out, n) == 0);
+	out[n - 1] = '\0';
+	for (char *p = out; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+		      *p == '-' || *p == '.'))
+			*p = '_';
+}
+
+static int exists(const char *p)
+{
+	struct stat st;
+	return lstat(p, &st) == 0;
+}
+
+/* A process id that was, and is no longer: a child reaped. */
+static pid_t dead_pid(void)
+{
+	pid_t pid = fork();
+	if (pid == 0)
+		_exit(0);
+	CHECK(pid > 0);
+	waitpid(pid, NULL, 0);
+	return pid;
+}
+
+/* Directories that name their maker: made, swept when their process is
+ * gone and nothing holds their lock, kept otherwise. */
+static void tempdirs(const char *parent)
+{
+	char h[64], mine[512], live[512], dead[512], held[512], other[512], odd[512], file[512];
+	char xdir[512];
+	dx_err err = { 0 };
+	int lock = -1, held_lock = -1, xlock = -1;
+	host(h, sizeof h);
+
+	/* PARENT/PREFIX.HOST.PID.XXXXXX, locked while its lock is open. */
+	CHECK(dx_tempdir_make(parent, "dx-unit", mine, sizeof mine, &lock, &err) == 0);
+	char want[512];
+	snprintf(want, sizeof want, "%s/dx-unit.%s.%ld.", parent, h, (long)getpid());
+	CHECK(strncmp(mine, want, strlen(want)) == 0 && strlen(mine) == strlen(want) + 6);
+	CHECK(lock >= 0);
+
+	/* A process that made one and died (SIGKILL'd before it could remove
+	 * it): its lock went with it. */
+	int pfd[2];
+	CHECK(pipe(pfd) == 0);
+	pid_t pid = fork();
+	if (pid == 0) {
+		int l;
+		char d[512];
+		_exit(dx_tempdir_make(parent, "dx-unit", d, sizeof d, &l, &err) == 0 &&
+		      write(pfd[1], d, sizeof d) == (ssize_t)sizeof d ? 0 : 1);
+	}
+	CHECK(read(pfd[0], dead, sizeof dead) == (ssize_t)sizeof dead);
+	waitpid(pid, NULL, 0);
+
+	/* A live process's, made in a child that waits until gate closes. */
+	int gate[2];
+	CHECK(pipe(gate) == 0);
+	pid_t alive = fork();
+	if (alive == 0) {
+		int l;
+		char d[512], c;
+		close(gate[1]);
+		if (dx_tempdir_make(parent, "dx-unit", d, sizeof d, &l, &err) < 0 ||
+		    write(pfd[1], d, sizeof d) != (ssize_t)sizeof d)
+			_exit(1);
+		_exit(read(gate[0], &c, 1) < 0);
+	}
+	close(gate[0]);
+	CHECK(read(pfd[0], live, sizeof live) == (ssize_t)sizeof live);
+	close(pfd[0]);
+	close(pfd[1]);
+
+	/* One whose process id is gone but whose lock a live process holds
+	 * (another pid namespace with the same host name): kept. */
+	CHECK(dx_tempdir_make(parent, "dx-unit", held, sizeof held, &held_lock, &err) == 0);
+	char renamed[512];
+	snprintf(renamed, sizeof renamed, "%s/dx-unit.%s.%ld.abcDEF", parent, h, (long)dead_pid());
+	CHECK(rename(held, renamed) == 0);
+	snprintf(held, sizeof held, "%s", renamed);
+
+	/* Another host's, a longer host name that starts with ours, odd
+	 * names, and a plain file of the pattern: none of them ours. */
+	snprintf(other, sizeof other, "%s/dx-unit.%s.x.%ld.abcdef", parent, h, (long)dead_pid());
+	snprintf(odd, sizeof odd, "%s/dx-unit.%s.%ld.abcdefg", parent, h, (long)dead_pid());
+	snprintf(file, sizeof file, "%s/dx-unit.%s.%ld.ghijkl", parent, h, (long)dead_pid());
+	CHECK(mkdir(other, 0700) == 0 && mkdir(odd, 0700) == 0);
+	FILE *f = fopen(file, "w");
+	CHECK(f != NULL);
+	if (f)
+		fclose(f);
+	char other_host[512];
+	snprintf(other_host, sizeof other_host, "%s/dx-unit.not-%s.%ld.abcdef", parent, h,
+	         (long)dead_pid());
+	CHECK(mkdir(other_host, 0700) == 0);
+
+	/* Another prefix's (one that starts with ours) are not looked at. */
+	CHECK(dx_tempdir_make(parent, "dx-unitx", xdir, sizeof xdir, &xlock, &err) == 0);
+	close(xlock);
+	snprintf(renamed, sizeof renamed, "%s/dx-unitx.%s.%ld.abcdef", parent, h, (long)dead_pid());
+	CHECK(rename(xdir, renamed) == 0);
+	snprintf(xdir, sizeof xdir, "%s", renamed);
+
+	dx_tempdir_sweep(parent, "dx-unit");
+	CHECK(exists(mine));
+	CHECK(!exists(dead));
+	CHECK(exists(live));
+	CHECK(exists(held));
+	CHECK(exists(other) && exists(odd) && exists(file) && exists(other_host) && exists(xdir));
+	/* Once the live one's process ends, it goes too; the held one once
+	 * its lock is let go. */
+	close(gate[1]);
+	waitpid(alive, NULL, 0);
+	dx_tempdir_remove(NULL, held_lock);
+	dx_tempdir_sweep(parent, "dx-unit");
+	CHECK(!exists(live));
+	CHECK(!exists(held));
+	CHECK(exists(mine));
+	CHECK(exists(xdir));
+	dx_tempdir_remove(xdir, -1);
+
+	dx_tempdir_remove(mine, lock);
+	CHECK(!exists(mine));
+	dx_tempdir_remove("", -1);
+
+	/* A name that does not fit. */
+	memset(&err, 0, sizeof err);
+	char small[16];
+	CHECK(dx_tempdir_make(parent, "dx-unit", small, sizeof small, &lock, &err) == DX_ELIMIT);
+	CHECK(small[0] == '\0' && lock == -1);
+
+	/* A copy on the RAM disk is named so, and sweeps a dead run's copy. */
+	char stale[512];
+	snprintf(stale, sizeof stale, "%s/docdex-ramdisk.%s.%ld.zzzzzz", parent, h, (long)dead_pid());
+	CHECK(mkdir(stale, 0700) == 0);
+	const char *names[] = { "t.tsv" };
+	write_tsv("t.tsv", "t", 10);
+	CHECK(build(names, 1, "t.ddx", &err) == 0);
+	dx_ramdisk *r = dx_ramdisk_copy(path("t.ddx"), parent, NULL, NULL, &err);
+	CHECK(r != NULL);
+	CHECK(!exists(stale));
+	if (r) {
+		snprintf(want, sizeof want, "%s/docdex-ramdisk.%s.%ld.", parent, h, (long)getpid());
+		CHECK(strncmp(dx_ramdisk_dir(r), want, strlen(want)) == 0);
+		/* Held by this process: another's sweep keeps it. */
+		pid_t sweeper = fork();
+		if (sweeper == 0) {
+			dx_tempdir_sweep(parent, "docdex-ramdisk");
+			_exit(0);
+		}
+		waitpid(sweeper, NULL, 0);
+		CHECK(exists(dx_ramdisk_dir(r)));
+	}
+	dx_ramdisk_remove(r);
+	CHECK_EQ(leftovers(parent), 0);
+}
+
 static void page_cache(void)
 {
 	enum { SIZE = 4 << 20 };
@@ -319,6 +481,7 @@ int main(void)
 	if (shm_dir[0]) {
 		copy_and_serve();
 		refusals();
+		tempdirs(shm_dir);
 		char cmd[128];
 		snprintf(cmd, sizeof cmd, "rm -rf '%s'", shm_dir);
 		CHECK(system(cmd) == 0);

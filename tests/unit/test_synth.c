@@ -1,4 +1,5 @@
 /* The synthetic corpus is the same, byte for byte, for the same options. */
+#include <errno.h>
 #include <zlib.h>
 
 #include "buf.h"
@@ -20,8 +21,50 @@ static uint32_t corpus_crc(int kind, int layout, uint64_t seed, uint64_t count, 
 	return (uint32_t)crc32(0, (const unsigned char *)b->p, (uInt)b->len);
 }
 
+/* A writer whose caller asks to stop, as bench's does on SIGINT through
+ * its progress callback; and one that fails. */
+static int canceled(void *ctx, const void *p, size_t n)
+{
+	(void)ctx;
+	(void)p;
+	(void)n;
+	errno = ECANCELED;
+	return -1;
+}
+
+static int broken(void *ctx, const void *p, size_t n)
+{
+	(void)ctx;
+	(void)p;
+	(void)n;
+	errno = ENOSPC;
+	return -1;
+}
+
+/* Stopped by its writer, the generator reports an interruption, not a
+ * failure to write: the command exits 130, not 1. */
+static void stopped(void)
+{
+	dx_synth_opts o = { .kind = DX_SYN_PASSAGES, .layout = DX_SYN_TSV, .count = 20000 };
+	dx_synth_topics_opts t = { .queries = 10, .records = 20000, .positives = 1, .depth = 100 };
+	dx_writer stop = { canceled, NULL }, full = { broken, NULL };
+	dx_err err = { 0 };
+	CHECK_EQ(dx_synth_corpus(&o, &stop, &err), DX_ECANCELED);
+	CHECK_EQ(err.code, DX_ECANCELED);
+	memset(&err, 0, sizeof err);
+	CHECK_EQ(dx_synth_topics(&o, &t, &stop, NULL, NULL, &err), DX_ECANCELED);
+	CHECK_EQ(err.code, DX_ECANCELED);
+	memset(&err, 0, sizeof err);
+	CHECK_EQ(dx_synth_corpus(&o, &full, &err), DX_ESYS);
+	CHECK_EQ(err.sys, ENOSPC);
+	memset(&err, 0, sizeof err);
+	CHECK_EQ(dx_synth_topics(&o, &t, NULL, NULL, &full, &err), DX_ESYS);
+	CHECK_EQ(err.sys, ENOSPC);
+}
+
 int main(void)
 {
+	stopped();
 	dx_buf b = { 0 };
 	/* Golden checksums: these bytes are what every machine must write. */
 	static const struct { int kind, layout; uint32_t crc; } golden[] = {
