@@ -28,6 +28,7 @@ typedef struct csource {
 	ino_t ino;
 	const char *map;      /* plain: the file mapped */
 	uint64_t size;
+	uint64_t usize;       /* its content's size (size for a plain file) */
 	int fd;               /* gzip: the file, read through gz; -1 for plain */
 	dx_gzsrc *gz;
 } csource;
@@ -168,6 +169,7 @@ static int open_source(dx_corpus *c, const char *dir, uint32_t i, dx_err *err)
 	/* open_checked found the file of the size indexed. */
 	dx_source_info si;
 	int rc = dx_index_get_source(c->ix, i, &si);
+	s->usize = si.usize;
 	if (si.kind != DX_SOURCE_PLAIN) {
 		const struct ddx_point *pts;
 		const unsigned char *windows;
@@ -347,12 +349,21 @@ int dx__corpus_bytes(dx_corpus *c, uint32_t file, uint64_t off, uint64_t len, co
 	return 0;
 }
 
+/* How many bytes after a record its end check looks at: up to 2 (a CRLF),
+ * fewer at the end of its file.  A decompressed record is read with them,
+ * so that they follow it in memory as they do in a mapped file. */
+static uint64_t tail_len(const dx_corpus *c, uint32_t file, uint64_t off, uint64_t len)
+{
+	uint64_t left = c->src[file].usize - off - len;
+	return left < 2 ? left : 2;
+}
+
 int dx_corpus_record(dx_corpus *c, uint64_t pos, dx_record *rec, dx_err *err)
 {
 	uint32_t file;
 	uint64_t off, len;
 	if (dx__index_record(c->ix, pos, &file, &off, &len, err) < 0 ||
-	    dx__corpus_bytes(c, file, off, len, &rec->data, err) < 0)
+	    dx__corpus_bytes(c, file, off, len + tail_len(c, file, off, len), &rec->data, err) < 0)
 		return err->code;
 	rec->pos = pos;
 	rec->len = (size_t)len;
@@ -360,19 +371,42 @@ int dx_corpus_record(dx_corpus *c, uint64_t pos, dx_record *rec, dx_err *err)
 	return 0;
 }
 
+/* Whether record pos, read as r, ends where its format ends a record and
+ * before the next record of its file starts. */
+static int ends_right(dx_corpus *c, const dx_record *r, dx_err *err)
+{
+	uint32_t file, nfile;
+	uint64_t off, len, noff, nlen;
+	if (dx__index_record(c->ix, r->pos, &file, &off, &len, err) < 0)
+		return err->code;
+	if (!c->ops->ends(r->data, r->len, r->data + r->len, (size_t)tail_len(c, file, off, len)))
+		return 0;
+	if (r->pos + 1 == dx__index_count(c->ix))
+		return 1;
+	if (dx__index_record(c->ix, r->pos + 1, &nfile, &noff, &nlen, err) < 0)
+		return err->code;
+	return nfile != file || noff >= off + len + c->ops->gap;
+}
+
 int dx_corpus_check_ids(dx_corpus *c, const dx_record *recs, size_t n, dx_err *err)
 {
 	for (size_t i = 0; i < n; i++) {
-		const char *want, *got, *why = NULL;
+		const char *want, *got, *why = NULL, *wrong = "does not hold its id";
 		size_t want_len, got_len;
 		if (dx__index_id(c->ix, recs[i].pos, &want, &want_len, err) < 0)
 			return err->code;
 		c->scratch.len = 0;
 		int rc = c->ops->id(c->pm, recs[i].data, recs[i].len, &c->scratch, &got, &got_len, &why);
-		if (rc < 0 || got_len != want_len || memcmp(got, want, want_len) != 0)
-			return dx__fail(err, DX_ECORRUPT, 0, dx__index_path(c->ix),
-			                "index damaged (record %llu does not hold its id), rebuild it with docdex index",
-			                (unsigned long long)recs[i].pos);
+		if (rc == 0 && got_len == want_len && memcmp(got, want, want_len) == 0) {
+			if ((rc = ends_right(c, &recs[i], err)) < 0)
+				return rc;
+			if (rc == 1)
+				continue;
+			wrong = "does not end where the index says";
+		}
+		return dx__fail(err, DX_ECORRUPT, 0, dx__index_path(c->ix),
+		                "index damaged or corpus changed in place (record %llu %s), rebuild it with "
+		                "docdex index", (unsigned long long)recs[i].pos, wrong);
 	}
 	return 0;
 }
@@ -422,15 +456,25 @@ int dx_corpus_records(dx_corpus *c, const uint64_t *pos, size_t n, dx_record *re
 	for (size_t k = 0; k < n; k++) {
 		struct order *o = &c->order[k];
 		const char *data;
-		if (dx__corpus_bytes(c, o->file, o->file_off, o->len, &data, err) < 0)
-			return err->code;
+		/* A record asked for again in the batch (sample repeats documents)
+		 * is read once: it shares the first one's bytes. */
+		if (k && o->file == o[-1].file && o->file_off == o[-1].file_off) {
+			o->arena_off = o[-1].arena_off;
+			recs[o->i].data = recs[o[-1].i].data;
+			continue;
+		}
 		if (recs[o->i].stable) {
+			if (dx__corpus_bytes(c, o->file, o->file_off, o->len, &data, err) < 0)
+				return err->code;
 			recs[o->i].data = data;
 			fault_in(data, o->len);
 			continue;
 		}
+		uint64_t with_tail = o->len + tail_len(c, o->file, o->file_off, o->len);
+		if (dx__corpus_bytes(c, o->file, o->file_off, with_tail, &data, err) < 0)
+			return err->code;
 		o->arena_off = c->arena.len;
-		if (dx__buf_add(&c->arena, data, o->len) < 0)
+		if (dx__buf_add(&c->arena, data, with_tail) < 0)
 			return dx__fail_nomem(err);
 	}
 	/* A batch of empty records leaves the arena unallocated: "" then, as

@@ -144,4 +144,6 @@ const dx_format_ops dx__fmt_jsonl = {
 	.id = jsonl_id,
 	.field_parse = jsonl_field_parse,
 	.field = jsonl_field,
+	.ends = dx__line_ends,
+	.gap = 1,
 };

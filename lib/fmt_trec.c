@@ -155,11 +155,10 @@ static int trec_field_parse(const dx_params *pm, const char *name, size_t len, d
                             const char **why)
 {
 	(void)pm;
+	/* The text when no field is named: exactly what "text" selects. */
+	if (len == 0)
+		return trec_field_parse(pm, "text", 4, f, why);
 	memset(f, 0, sizeof *f);
-	if (len == 0) {
-		f->column = TREC_TEXT; /* the text */
-		return 0;
-	}
 	if (len >= sizeof f->name || memchr(name, '<', len) || memchr(name, '>', len)) {
 		*why = "element names are 1 to 127 bytes without '<' or '>'";
 		return DX_EINVAL;
@@ -207,10 +206,20 @@ static int trec_field(const dx_params *pm, const dx_field *f, const char *rec, s
 	return 0;
 }
 
+/* From <DOC to </DOC>, whatever follows. */
+static int trec_ends(const char *rec, size_t len, const char *tail, size_t tail_len)
+{
+	(void)tail;
+	(void)tail_len;
+	return len >= 11 && memcmp(rec, "<DOC", 4) == 0 && memcmp(rec + len - 6, "</DOC>", 6) == 0;
+}
+
 const dx_format_ops dx__fmt_trec = {
 	.name = "trec",
 	.next = trec_next,
 	.id = trec_id,
 	.field_parse = trec_field_parse,
 	.field = trec_field,
+	.ends = trec_ends,
+	.gap = 0,
 };

@@ -116,4 +116,6 @@ const dx_format_ops dx__fmt_tsv = {
 	.id = tsv_id,
 	.field_parse = tsv_field_parse,
 	.field = tsv_field,
+	.ends = dx__line_ends,
+	.gap = 1,
 };

@@ -88,3 +88,13 @@ int dx__next_line(const char *p, const char *end, int at_eof, size_t *hint,
 		return 1;
 	}
 }
+
+int dx__line_ends(const char *rec, size_t len, const char *tail, size_t tail_len)
+{
+	if (len && rec[len - 1] == '\n')
+		return 0;
+	if (tail_len == 0 || tail[0] == '\n')
+		return 1;
+	/* CRLF, or a last line that ends in a lone CR. */
+	return tail[0] == '\r' && (tail_len == 1 || tail[1] == '\n');
+}

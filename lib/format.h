@@ -48,12 +48,24 @@ typedef int (*dx_field_parse_fn)(const dx_params *pm, const char *name, size_t l
 typedef int (*dx_field_fn)(const dx_params *pm, const dx_field *f, const char *rec, size_t len,
                            dx_buf *scratch, const char **out, size_t *outlen);
 
+/*
+ * Whether a record found through an index ends where the format ends one:
+ * tail holds the tail_len (0 to 2) bytes that follow it in the file, none
+ * at the file's end.  An index whose length lies, or a corpus rewritten in
+ * place, gives a record cut short or two glued together, which this and
+ * the gap to the next record tell for the cost of a few bytes.
+ */
+typedef int (*dx_ends_fn)(const char *rec, size_t len, const char *tail, size_t tail_len);
+
 typedef struct dx_format_ops {
 	const char *name;
 	dx_next_fn next;
 	dx_id_fn id;
 	dx_field_parse_fn field_parse;
 	dx_field_fn field;
+	dx_ends_fn ends;
+	unsigned gap;         /* the fewest bytes between a record and the next
+	                         (a line's LF) */
 } dx_format_ops;
 
 extern const dx_format_ops dx__fmt_tsv, dx__fmt_jsonl, dx__fmt_trec;
@@ -69,6 +81,10 @@ int dx__format_detect(const char *p, size_t n);
  * without its LF or CRLF; blank lines are skipped. */
 int dx__next_line(const char *p, const char *end, int at_eof, size_t *hint,
                   const char **rec, size_t *len, const char **next);
+
+/* The dx_ends_fn of line records: no LF inside the end, then LF, CRLF, or
+ * the end of the file. */
+int dx__line_ends(const char *rec, size_t len, const char *tail, size_t tail_len);
 
 /* TSV column names guessed from a first record's column count: MS MARCO
  * passages (id, text), BEIR-like TSV (id, title, text), MS MARCO documents

@@ -67,6 +67,12 @@ static int load(dx_gzsrc *g, uint64_t off, dx_err *err)
 	while (n < 0 && errno == EINTR);
 	if (n < 0)
 		return dx__fail_sys(err, g->path, "cannot read");
+	/* The file was opened at the size indexed: fewer bytes now mean it was
+	 * cut short or rewritten in place while in use (a plain corpus meets
+	 * the same as SIGBUS), and reading on would wait forever for them. */
+	if ((size_t)n < want)
+		return dx__fail(err, DX_ESTALE, 0, g->path,
+		                "corpus file shorter than when it was opened, it was changed while in use");
 	g->in_off = off;
 	g->in_len = (size_t)n;
 	g->z.next_in = g->in;
@@ -161,6 +167,7 @@ static int pump(dx_gzsrc *g, unsigned char *dst, uint64_t n, dx_err *err)
 		size_t step = (size_t)(n < cap ? n : cap);
 		g->z.next_out = dst ? dst : g->skip;
 		g->z.avail_out = (uInt)step;
+		uInt in_before = g->z.avail_in;
 		int r = inflate(&g->z, Z_NO_FLUSH);
 		size_t got = step - g->z.avail_out;
 		g->cur += got;
@@ -172,8 +179,9 @@ static int pump(dx_gzsrc *g, unsigned char *dst, uint64_t n, dx_err *err)
 				return err->code;
 			if (n && g->z.avail_in == 0)
 				return damaged(g, err, "record past the end of the compressed data");
-		} else if (r == Z_BUF_ERROR && g->z.avail_in == 0 && got == 0) {
-			if (g->in_off + g->in_len >= g->csize)
+		} else if (r == Z_BUF_ERROR && got == 0) {
+			/* No progress: more input is needed, and there must be some. */
+			if (g->z.avail_in != 0 || in_before != 0 || g->in_off + g->in_len >= g->csize)
 				return damaged(g, err, "record past the end of the compressed data");
 		} else if (r != Z_OK && r != Z_BUF_ERROR) {
 			g->live = 0;

@@ -236,6 +236,15 @@ static int member_point(dx_gzin *g, dx_err *err)
 {
 	struct ddx_point pt = { .uoff = g->uout, .coff = cpos(g), .flags = DDX_POINT_MEMBER };
 	g->last_point = g->uout;
+	/* After an empty member (gzip of nothing, then cat with another), the
+	 * next member starts at the same uncompressed offset: it takes the
+	 * place of the last point, so that points stay strictly increasing. */
+	size_t n = g->points.len / sizeof pt;
+	struct ddx_point *last = n ? (struct ddx_point *)g->points.p + n - 1 : NULL;
+	if (last && last->uoff == pt.uoff) {
+		*last = pt;
+		return 0;
+	}
 	return dx__buf_add(&g->points, &pt, sizeof pt) < 0 ? dx__fail_nomem(err) : 0;
 }
 

@@ -466,10 +466,20 @@ int dx_index_build(const char *const *files, size_t nfiles, const char *out_path
 		scan.total += (uint64_t)b.src[i].st.st_size;
 	}
 	for (size_t i = 0; i < nfiles; i++) {
+		uint64_t skipped = b.rep->skipped;
 		b.src[i].first = b.n;
 		if ((rc = dx__scan_file(&scan, files[i], (uint32_t)i, err)) < 0 ||
 		    (rc = take_points(&b, &b.src[i], &scan, err)) < 0)
 			goto out;
+		/* Bytes but not one record: a file of another format (--format
+		 * trec over TSV), which an empty index would hide. */
+		if (scan.usize && !b.src[i].count && b.rep->skipped == skipped) {
+			char sz[32];
+			rc = dx__fail(err, DX_EFORMAT, 0, files[i], "no %s record in %s of content, is it in another "
+			              "format? (see --format)", dx_format_name(b.pm.format),
+			              dx_format_bytes(scan.usize, sz, sizeof sz));
+			goto out;
+		}
 	}
 	if (b.pm.format == DX_FMT_AUTO) {
 		rc = dx__fail(err, DX_EFORMAT, 0, files[0],

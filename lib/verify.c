@@ -20,6 +20,7 @@ typedef struct verifier {
 	const struct ddx_point *pts;
 	uint64_t npts, next_pt;
 	uint32_t file;
+	dx_verify_report *rep;
 } verifier;
 
 static int mismatch(verifier *v, const dx_scan_item *it, const char *what, dx_err *err)
@@ -44,10 +45,26 @@ static int digits(const char *p, const char *end, uint64_t *v)
 	return 1;
 }
 
+/* The bundle number a file is named after (msmarco_doc_31, .gz, .json or
+ * any other suffix after a dot): 1 with *bundle, or 0. */
+static int bundle_name(const char *path, const char *kind, uint64_t *bundle)
+{
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	size_t kl = strlen(kind);
+	if (strncmp(base, kind, kl) != 0)
+		return 0;
+	size_t n = strspn(base + kl, "0123456789");
+	return (base[kl + n] == '\0' || base[kl + n] == '.') && digits(base + kl, base + kl + n, bundle);
+}
+
 /*
  * An MS MARCO v2 id, msmarco_doc_BB_OFFSET or msmarco_passage_BB_OFFSET,
  * names the bundle of its record and the byte offset of its line in the
- * uncompressed bundle: both must be where the record really is.
+ * uncompressed bundle.  In a file named after that bundle both must be
+ * where the record really is.  In any other file (a subset: the judged
+ * passages, the usual way v2 is used) the offset cannot be, and a record
+ * that does not sit at its id's offset is only counted, not refused.
  */
 static int check_v2_id(verifier *v, const dx_scan_item *it, dx_err *err)
 {
@@ -58,22 +75,23 @@ static int check_v2_id(verifier *v, const dx_scan_item *it, dx_err *err)
 		if (it->id_len <= kl || memcmp(id, kinds[k], kl) != 0)
 			continue;
 		const char *us = memchr(id + kl, '_', (size_t)(end - id - kl));
-		uint64_t bundle, off;
+		uint64_t bundle, off, fb;
 		if (!us || !digits(id + kl, us, &bundle) || !digits(us + 1, end, &off))
 			return 0;
 		char what[160];
+		const char *path = dx__corpus_source_path(v->c, it->file);
+		if (!bundle_name(path, kinds[k], &fb)) {
+			if (off != it->offset && v->rep->v2_elsewhere++ == 0)
+				dx__place(v->rep->v2_first, sizeof v->rep->v2_first, path, it->offset);
+			return 0;
+		}
+		if (fb != bundle) {
+			snprintf(what, sizeof what, "its MS MARCO v2 id names bundle %02llu", (unsigned long long)bundle);
+			return mismatch(v, it, what, err);
+		}
 		if (off != it->offset) {
 			snprintf(what, sizeof what, "its MS MARCO v2 id names byte %llu, the record starts at byte %llu",
 			         (unsigned long long)off, (unsigned long long)it->offset);
-			return mismatch(v, it, what, err);
-		}
-		/* The file, when named like a bundle, is the one the id names. */
-		const char *path = dx__corpus_source_path(v->c, it->file), *base = strrchr(path, '/');
-		base = base ? base + 1 : path;
-		uint64_t fb;
-		size_t bl = strspn(base + kl, "0123456789");
-		if (strncmp(base, kinds[k], kl) == 0 && bl && digits(base + kl, base + kl + bl, &fb) && fb != bundle) {
-			snprintf(what, sizeof what, "its MS MARCO v2 id names bundle %02llu", (unsigned long long)bundle);
 			return mismatch(v, it, what, err);
 		}
 		return 0;
@@ -173,7 +191,10 @@ int dx_corpus_verify(dx_corpus *c, dx_progress_fn progress, void *ctx, dx_verify
 	dx_params pm = *dx__index_params(ix);
 	dx_index_info info;
 	dx_index_get_info(ix, &info);
-	verifier v = { .c = c, .ix = ix, .n = info.records, .file = UINT32_MAX };
+	dx_verify_report dummy;
+	verifier v = { .c = c, .ix = ix, .n = info.records, .file = UINT32_MAX,
+	               .rep = report ? report : &dummy };
+	memset(v.rep, 0, sizeof *v.rep);
 	dx_scan scan = { .pm = &pm, .on_record = on_record, .ctx = &v,
 	                 .progress = progress, .progress_ctx = ctx };
 	for (uint32_t i = 0; i < info.sources; i++) {
@@ -191,9 +212,7 @@ int dx_corpus_verify(dx_corpus *c, dx_progress_fn progress, void *ctx, dx_verify
 		return dx__fail(err, DX_EMISMATCH, 0, dx__index_path(ix),
 		                "the corpus has %llu records, the index %llu",
 		                (unsigned long long)v.next, (unsigned long long)v.n);
-	if (report) {
-		report->records = v.next;
-		report->bytes = scan.done;
-	}
+	v.rep->records = v.next;
+	v.rep->bytes = scan.done;
 	return 0;
 }

@@ -156,6 +156,48 @@ serves_like_plain() {
 	equals "$stderr" "docdex index: record 0 differs from the index: its MS MARCO v2 id names bundle 00: 'msmarco_doc_07.gz:1'"
 }
 
+@test "a subset of MS MARCO v2 (judged passages) verifies, its ids' offsets counted; a bundle's name holds it to them" {
+	"$DX_SYNTH" --kind passages --layout jsonl-v2 --count 300 --seed 3 -o msmarco_passage_00
+	# Every third passage, as a judged subset is made; plain and gzipped.
+	awk 'NR % 3 == 1' msmarco_passage_00 > judged.jsonl
+	gzip -k judged.jsonl
+	local f
+	for f in judged.jsonl judged.jsonl.gz; do
+		dx index -q "$f"
+		run --separate-stderr dx index --verify "$f"
+		status_is 0
+		equals "$output" "ok	100 records	$(stat -c %s "$f") bytes"
+		equals "$stderr" "docdex index: 99 MS MARCO v2 ids name a byte offset where their record is not (a subset of a bundle?), the first at: '$f:2'"
+	done
+	# The whole bundle under its own name: every offset holds, nothing said.
+	dx index -q msmarco_passage_00
+	run --separate-stderr dx index --verify msmarco_passage_00
+	status_is 0
+	equals "$stderr" ""
+	# The subset under a bundle's name: name and content disagree, refused.
+	cp judged.jsonl msmarco_passage_00.json
+	dx index -q msmarco_passage_00.json
+	run --separate-stderr dx index --verify msmarco_passage_00.json
+	status_is 1
+	[[ $stderr == "docdex index: record 1 differs from the index: its MS MARCO v2 id names byte "*", the record starts at byte "*": 'msmarco_passage_00.json:2'" ]]
+}
+
+@test "a gzip file that begins with an empty member (gzip of nothing, then cat) indexes and serves" {
+	printf '1\tone\n2\ttwo\n' > c.tsv
+	{ printf '' | gzip; gzip -c c.tsv; } > lead.tsv.gz
+	{ printf '' | gzip; printf '' | gzip; printf '1\tone\n' | gzip; printf '' | gzip; printf '2\ttwo\n' | gzip; printf '' | gzip; } > many.tsv.gz
+	local f
+	for f in lead.tsv.gz many.tsv.gz; do
+		run --separate-stderr dx index -q "$f"
+		status_is 0
+		run --separate-stderr dx get "$f" 2 1
+		status_is 0
+		equals "$output" "$(printf '2\ttwo\n1\tone')"
+		run --separate-stderr dx index --verify "$f"
+		status_is 0
+	done
+}
+
 @test "damaged gzip files: one clear line with the file and the offset, no index" {
 	"$DX_SYNTH" --count 20000 -o p.tsv
 	gzip -c p.tsv > good.gz

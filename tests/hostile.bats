@@ -21,10 +21,11 @@ sys.stdout.buffer.write(m * 2048)' > bomb.gz
 		equals "$stderr" "docdex index: a record longer than 1.0 GiB, the most one may hold, at byte 0: 'bomb.gz'"
 		[ ! -e bomb.gz.ddx ]
 	done
-	# TREC: no <DOC> anywhere, so no record at all.
+	# TREC: no <DOC> anywhere, so no record in 2 GiB: another format.
 	run --separate-stderr dx index --format trec bomb.gz
-	status_is 0
-	equals "$(dx index --stats bomb.gz | awk -F'\t' '$1 == "records" { print $2 }')" 0
+	status_is 1
+	equals "$stderr" "docdex index: no trec record in 2.0 GiB of content, is it in another format? (see --format): 'bomb.gz'"
+	[ ! -e bomb.gz.ddx ]
 }
 
 @test "NUL bytes inside records come back byte for byte" {
@@ -169,7 +170,7 @@ lying_index() {
 	dx index -q c.tsv
 	# Record 5 pointed at record 0's bytes, checksums mended.
 	"$DX_POKE" c.tsv.ddx record.5.offset 0
-	local why="index damaged (record 5 does not hold its id), rebuild it with docdex index: 'c.tsv.ddx'"
+	local why="index damaged or corpus changed in place (record 5 does not hold its id), rebuild it with docdex index: 'c.tsv.ddx'"
 	run --separate-stderr dx get c.tsv 5
 	status_is 1
 	equals "$output" ""
@@ -182,6 +183,125 @@ lying_index() {
 	run --separate-stderr dx sample --triples triples.tsv --queries queries.tsv c.tsv
 	status_is 1
 	equals "$stderr" "docdex sample: $why"
-	# The records it does not touch are served.
-	equals "$(dx get c.tsv 4 6)" "$(sed -n '5p;7p' c.tsv)"
+	# The records it does not touch are served; record 4 is not, for its
+	# end would run into where the index puts record 5.
+	equals "$(dx get c.tsv 3 6)" "$(sed -n '4p;7p' c.tsv)"
+	run --separate-stderr dx get c.tsv 4
+	status_is 1
+	equals "$stderr" "docdex get: index damaged or corpus changed in place (record 4 does not end where the index says), rebuild it with docdex index: 'c.tsv.ddx'"
+}
+
+# A record's length that lies (checksums mended): longer glues the next
+# record on, shorter cuts it; both are refused in one line, in every format
+# and in plain, gzip and BGZF files.
+lying_length() {
+	local corpus=$1 pos=$2 by=$3 len
+	len=$(python3 - "$corpus.ddx" "$pos" <<'PY'
+import struct, sys
+data = open(sys.argv[1], 'rb').read()
+nsec = struct.unpack_from('<I', data, 20)[0]
+for i in range(nsec):
+    typ, _, off, size = struct.unpack_from('<IIQQ', data, 80 + 32 * i)
+    if typ == 3:
+        packed = struct.unpack_from('<Q', data, off + 8 * int(sys.argv[2]))[0]
+        print(packed & ((1 << 24) - 1))
+PY
+)
+	"$DX_POKE" "$corpus.ddx" "record.$pos.length" $((len + by))
+}
+
+@test "a record length that lies (longer or shorter) is refused, never served glued or cut" {
+	"$DX_SYNTH" --count 300 -o c.tsv
+	"$DX_SYNTH" --count 300 --layout beir -o c.jsonl
+	"$DX_SYNTH" --count 300 --layout trec -o c.trec
+	gzip -k c.tsv
+	dx index -q --bgzf c.bgz.gz c.jsonl
+	local f by why wrong
+	for f in c.tsv c.jsonl c.trec c.tsv.gz c.bgz.gz; do
+		for by in 1 -1 -3; do
+			dx index -q "$f"
+			lying_length "$f" 7 "$by"
+			# A JSON object cut short, or with a newline after it, is no
+			# object: its id cannot be read, which says as much.
+			wrong="does not end where the index says"
+			[[ $f == c.tsv* || $f == c.trec ]] || wrong="does not hold its id"
+			why="docdex get: index damaged or corpus changed in place (record 7 $wrong), rebuild it with docdex index: '$f.ddx'"
+			run --separate-stderr dx get "$f" --position 7
+			status_is 1
+			equals "$output" ""
+			equals "$stderr" "$why"
+			# The records around it are served as they are.
+			run --separate-stderr dx get "$f" --position 6 8
+			status_is 0
+		done
+	done
+	# The last record of a file: a longer length would run past the file
+	# (a bounds error), a shorter one is cut.
+	dx index -q c.tsv
+	lying_length c.tsv 299 -1
+	run --separate-stderr dx get c.tsv --position 299
+	status_is 1
+	equals "$stderr" "docdex get: index damaged or corpus changed in place (record 299 does not end where the index says), rebuild it with docdex index: 'c.tsv.ddx'"
+}
+
+@test "a record whose length lies by the length of the next record plus its newline glues two records: refused" {
+	printf 'a\tone\nb\ttwo\nc\tthree\n' > c.tsv
+	dx index -q c.tsv
+	# "a<TAB>one" would become "a<TAB>one<LF>b<TAB>two", which ends at a newline.
+	lying_length c.tsv 0 6
+	run --separate-stderr dx get c.tsv a
+	status_is 1
+	equals "$output" ""
+	equals "$stderr" "docdex get: index damaged or corpus changed in place (record 0 does not end where the index says), rebuild it with docdex index: 'c.tsv.ddx'"
+	printf 'q1\tquery\n' > q.tsv
+	printf 'q1\tb\ta\n' > t.tsv
+	run --separate-stderr dx sample --queries q.tsv --triples t.tsv c.tsv
+	status_is 1
+	equals "$stderr" "docdex sample: index damaged or corpus changed in place (record 0 does not end where the index says), rebuild it with docdex index: 'c.tsv.ddx'"
+}
+
+@test "a corpus rewritten in place with the same ids under a running get: refused, not served cut or glued" {
+	printf 'a\tone\nb\ttwo two\nc\tthree\n' > c.tsv
+	dx index -q c.tsv
+	mkfifo ids
+	dx get c.tsv < ids > out 2> err &
+	local pid=$!
+	exec 7> ids
+	echo a >&7
+	# Wait for the first answer: the corpus is open and mapped.
+	local i
+	for i in $(seq 100); do [ -s out ] && break; sleep 0.1; done
+	equals "$(cat out)" "$(printf 'a\tone')"
+	# The same ids and size, texts of other lengths: b's record now ends early.
+	printf 'a\tone\nb\ttwo\nc\tthree 3\n' | dd of=c.tsv conv=notrunc status=none
+	echo b >&7
+	exec 7>&-
+	wait "$pid" && st=0 || st=$?
+	equals "$st" 1
+	equals "$(cat out)" "$(printf 'a\tone')"
+	equals "$(cat err)" "docdex get: index damaged or corpus changed in place (record 1 does not end where the index says), rebuild it with docdex index: 'c.tsv.ddx'"
+}
+
+@test "a gzip or BGZF corpus cut short under a running reader: one line and status 1, no endless retry" {
+	"$DX_SYNTH" --count 20000 -o c.tsv
+	gzip -k c.tsv
+	dx index -q --bgzf b.gz c.tsv
+	local f
+	for f in c.tsv.gz b.gz; do
+		dx index -q "$f"
+		rm -f ids
+		mkfifo ids
+		timeout 60 "$DOCDEX" get "$f" < ids > out 2> err &
+		local pid=$!
+		exec 7> ids
+		echo 0 >&7
+		local i
+		for i in $(seq 100); do [ -s out ] && break; sleep 0.1; done
+		truncate -s 50000 "$f"
+		echo 19999 >&7
+		exec 7>&-
+		wait "$pid" && st=0 || st=$?
+		equals "$st" 1
+		equals "$(cat err)" "docdex get: corpus file shorter than when it was opened, it was changed while in use: '$f'"
+	done
 }

@@ -164,5 +164,30 @@ int main(void)
 	field_is(trec, &tr, "docno", doc, "S1");
 	field_is(trec, &tr, "text", "<DOC>\n<DOCNO>2</DOCNO>\n<TEXT>\n x \n</TEXT>\n</DOC>", "x");
 	field_is(trec, &tr, "head", doc, "");
+	/* No field named is the text, exactly as "text" selects it: the
+	 * <TEXT> element, not the SGML after <DOCNO>. */
+	const char *robust = "<DOC><DOCNO>d1</DOCNO><HEADLINE>T1</HEADLINE><TEXT>body one</TEXT></DOC>";
+	field_is(trec, &tr, "", robust, "body one");
+	field_is(trec, &tr, "text", robust, "body one");
+	field_is(trec, &tr, "", doc, "<title>\tThe Title </title>\nbody\ttext");
+	field_is(&dx__fmt_tsv, &tsv, "", "D1\thttp://x\tA title\tthe body", "the body");
+
+	/* Where records end: a line before LF, CRLF, a lone CR at the end, or
+	 * the end of the file; never with an LF of its own.  TREC from <DOC
+	 * to </DOC>. */
+	CHECK(dx__line_ends("a\tb", 3, "\nx", 2));
+	CHECK(dx__line_ends("a\tb", 3, "\r\n", 2));
+	CHECK(dx__line_ends("a\tb", 3, "\r", 1));
+	CHECK(dx__line_ends("a\tb", 3, "", 0));
+	CHECK(!dx__line_ends("a\tb", 3, "xy", 2));
+	CHECK(!dx__line_ends("a\tb", 3, "\rx", 2));
+	CHECK(!dx__line_ends("a\n", 2, "b\t", 2));
+	CHECK(trec->ends("<DOC>x</DOC>", 12, "", 0));
+	CHECK(trec->ends("<DOC id=1></DOC>", 16, "\n", 1));
+	CHECK(!trec->ends("<DOC>x</DOC", 11, ">", 1));
+	CHECK(!trec->ends("DOC>x</DOC>\n", 12, "", 0));
+	CHECK_EQ(dx__fmt_tsv.gap, 1);
+	CHECK_EQ(dx__fmt_jsonl.gap, 1);
+	CHECK_EQ(trec->gap, 0);
 	UNIT_DONE();
 }
