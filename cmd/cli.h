@@ -66,8 +66,12 @@ int cli_parse_u64(const char *s, uint64_t *v);
 /* The same with an optional K, M or G suffix (powers of 1024). */
 int cli_parse_size(const char *s, uint64_t *v);
 
-/* SIGINT and SIGTERM set a flag instead of killing the process, so that
- * long work can stop cleanly (the only global state, in main.c). */
+/* The signals sent to end a process (SIGINT and SIGTERM always; SIGHUP,
+ * SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF, SIGXCPU, SIGPWR
+ * when at their default) set a flag instead of killing the process, so
+ * that long work can stop cleanly and exit EXIT_INTERRUPTED (the only
+ * global state, in main.c).  A forked worker resets those with SIGINT's
+ * handler to their default. */
 void cli_catch_signals(void);
 int cli_interrupted(void);
 

@@ -472,10 +472,13 @@ static int cannot_run(const pin_opts *p, const plan *pl, int pin, unsigned t, ch
 static int set_cache(const char *index, int cache, double *cached, dx_err *err)
 {
 	uint64_t bytes;
+	progress quiet; /* no bar (the cell's line is showing): an interrupt stops the read */
+	progress_init(&quiet, "", 1);
 	dx_corpus *c = dx_corpus_open(index, err);
 	if (!c)
 		return err->code;
-	int rc = cache == CACHE_COLD ? dx_corpus_cache_evict(c, err) : dx_corpus_cache_load(c, err);
+	int rc = cache == CACHE_COLD ? dx_corpus_cache_evict(c, err)
+	                             : dx_corpus_cache_load(c, progress_update, &quiet, err);
 	if (rc == 0)
 		rc = dx_corpus_cache_resident(c, cached, &bytes, err);
 	dx_corpus_close(c);

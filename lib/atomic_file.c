@@ -18,18 +18,6 @@
  * other writer picks, and that says who made it: a writer killed between
  * naming its file and renaming it leaves the file behind, and a later one
  * removes it once the process that made it is gone (sweep_stale). */
-enum { HOST_MAX = 64 };
-
-static void host_name(char *out, size_t n)
-{
-	if (gethostname(out, n) < 0)
-		out[0] = '\0';
-	out[n - 1] = '\0';
-	for (char *p = out; *p; p++)
-		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
-		      *p == '-' || *p == '.'))
-			*p = '_';
-}
 
 static const char *base_name(const char *path)
 {
@@ -42,8 +30,8 @@ static char *temp_name(const char *path, unsigned attempt)
 	char *dir = dx__dirname(path);
 	if (!dir)
 		return NULL;
-	char host[HOST_MAX];
-	host_name(host, sizeof host);
+	char host[DX_HOST_MAX];
+	dx__host_name(host, sizeof host);
 	size_t n = strlen(dir) + strlen(base_name(path)) + sizeof host + 64;
 	char *t = malloc(n);
 	if (t)
@@ -60,8 +48,8 @@ static void sweep_stale(const char *path)
 {
 	char *dir = dx__dirname(path);
 	DIR *d = dir ? opendir(dir) : NULL;
-	char host[HOST_MAX];
-	host_name(host, sizeof host);
+	char host[DX_HOST_MAX];
+	dx__host_name(host, sizeof host);
 	const char *base = base_name(path);
 	size_t blen = strlen(base), hlen = strlen(host);
 	struct dirent *e;

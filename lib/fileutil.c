@@ -144,6 +144,17 @@ int dx__fingerprint(int fd, uint64_t size, uint64_t *out, const char *path, dx_e
 	return rc;
 }
 
+void dx__host_name(char *out, size_t n)
+{
+	if (gethostname(out, n) < 0)
+		out[0] = '\0';
+	out[n - 1] = '\0';
+	for (char *p = out; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+		      *p == '-' || *p == '.'))
+			*p = '_';
+}
+
 int dx__refuse_compressed(int fd, const char *path, dx_err *err)
 {
 	/* Magic numbers: xz and zstd (their formats' specifications), bzip2

@@ -32,6 +32,11 @@ int dx__write_full(int fd, const void *buf, size_t n);
  */
 int dx__fingerprint(int fd, uint64_t size, uint64_t *out, const char *path, dx_err *err);
 
+/* The host name as the names of temporary files and directories hold it,
+ * which say who made them (what a file name cannot hold becomes '_'). */
+enum { DX_HOST_MAX = 64 };
+void dx__host_name(char *out, size_t n);
+
 /*
  * Refuses a file compressed in a way docdex does not read (xz, bzip2, zstd,
  * lz4, zip, 7-Zip, compress), told by its magic number, rather than read

@@ -128,27 +128,37 @@ int dx_corpus_cache_evict(dx_corpus *c, dx_err *err)
 	return 0;
 }
 
-int dx_corpus_cache_load(dx_corpus *c, dx_err *err)
+int dx_corpus_cache_load(dx_corpus *c, dx_progress_fn progress, void *ctx, dx_err *err)
 {
 	enum { CHUNK = 1 << 20 };
 	char *buf = malloc(CHUNK);
 	const char *path;
+	uint64_t done = 0, total = 0;
 	int rc = 0;
 	if (!buf)
 		return dx__fail_nomem(err);
+	struct stat st;
+	for (uint32_t i = 0; (path = corpus_file(c, i)); i++)
+		if (stat(path, &st) == 0)
+			total += (uint64_t)st.st_size;
 	for (uint32_t i = 0; rc == 0 && (path = corpus_file(c, i)); i++) {
 		int fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (fd < 0) {
 			rc = dx__fail_sys(err, path, "cannot open");
 			break;
 		}
-		/* Read through: the pages stay in the cache after the read. */
+		/* Read through: the pages stay in the cache after the read.  A
+		 * large corpus takes a while: the caller may stop it. */
 		posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-		ssize_t n;
-		while ((n = read(fd, buf, CHUNK)) > 0 || (n < 0 && errno == EINTR))
-			;
-		if (n < 0)
-			rc = dx__fail_sys(err, path, "cannot read");
+		for (;;) {
+			ssize_t n = read(fd, buf, CHUNK);
+			if (n < 0 && errno != EINTR)
+				rc = dx__fail_sys(err, path, "cannot read");
+			else if (progress && progress(ctx, done += n > 0 ? (uint64_t)n : 0, total))
+				rc = dx__fail(err, DX_ECANCELED, 0, path, "interrupted");
+			if (rc < 0 || n == 0)
+				break;
+		}
 		close(fd);
 	}
 	free(buf);

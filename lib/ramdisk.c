@@ -97,25 +97,12 @@ static char *join(const char *dir, const char *name)
  * container): the maker also holds a lock (flock) on the directory as
  * long as it lives, which every process sees, and a held lock is never
  * swept. */
-enum { HOST_MAX = 64 };
-
-/* The host name, with what could not be in a file name replaced by '_'. */
-static void host_name(char *out, size_t n)
-{
-	if (gethostname(out, n) < 0)
-		out[0] = '\0';
-	out[n - 1] = '\0';
-	for (char *p = out; *p; p++)
-		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
-		      *p == '-' || *p == '.'))
-			*p = '_';
-}
 
 int dx_tempdir_make(const char *parent, const char *prefix, char *out, size_t outsz, int *lock,
                     dx_err *err)
 {
-	char host[HOST_MAX];
-	host_name(host, sizeof host);
+	char host[DX_HOST_MAX];
+	dx__host_name(host, sizeof host);
 	*lock = -1;
 	int n = snprintf(out, outsz, "%s%s%s.%s.%ld.XXXXXX", parent,
 	                 parent[0] && parent[strlen(parent) - 1] == '/' ? "" : "/", prefix, host,
@@ -176,8 +163,8 @@ static long owner_of(const char *name, const char *prefix, const char *host)
 void dx_tempdir_sweep(const char *parent, const char *prefix)
 {
 	DIR *d = opendir(parent);
-	char host[HOST_MAX];
-	host_name(host, sizeof host);
+	char host[DX_HOST_MAX];
+	dx__host_name(host, sizeof host);
 	struct dirent *e;
 	while (d && (e = readdir(d))) {
 		long pid = owner_of(e->d_name, prefix, host);
@@ -459,7 +446,7 @@ dx_ramdisk *dx_ramdisk_copy(const char *index_path, const char *dir, dx_progress
 	}
 
 	/* From here on, failure removes it. */
-	size_t msz = strlen(dir) + sizeof RAMDISK_PREFIX + HOST_MAX + 32;
+	size_t msz = strlen(dir) + sizeof RAMDISK_PREFIX + DX_HOST_MAX + 32;
 	if (!(made = malloc(msz))) {
 		dx__fail_nomem(err);
 		goto out;
