@@ -87,7 +87,7 @@ typedef struct dx_gzsrc {
 	int live;                 /* the stream can go on from cur */
 	unsigned char *window;    /* DDX_WINDOW, a point's window decompressed */
 	unsigned char *skip;      /* output that is not wanted */
-	dx_buf out;               /* the bytes asked for */
+	dx_buf out;               /* the bytes asked for last: [cur - out.len, cur) */
 	/* Called on a window's bytes in the index before they are used. */
 	int (*check)(void *ctx, uint64_t off, uint64_t len, dx_err *err);
 	void *check_ctx;

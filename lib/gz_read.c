@@ -197,14 +197,25 @@ int dx__gzsrc_read(dx_gzsrc *g, uint64_t off, uint64_t len, const char **data, d
 	if (g->npts == 0 || off > g->usize || len > g->usize - off)
 		return damaged(g, err, "record beyond the uncompressed size");
 	uint64_t i = point_for(g, off);
+	/* The last read's end may be this one's start (a record is read with
+	 * the bytes after it, where the next record starts): those are kept,
+	 * and the stream goes on after them. */
+	uint64_t keep = 0;
+	if (g->live && off < g->cur && g->cur - off <= g->out.len && off + len >= g->cur)
+		keep = g->cur - off;
 	/* Going on is cheaper than starting again when no point lies between. */
-	if (!(g->live && g->cur <= off && g->pts[i].uoff <= g->cur) && start_at(g, i, err) < 0)
+	else if (!(g->live && g->cur <= off && g->pts[i].uoff <= g->cur) && start_at(g, i, err) < 0)
 		return err->code;
 	g->live = 0;
+	size_t had = g->out.len;
+	g->out.len = 0;
 	if (dx__buf_reserve(&g->out, len + 1) < 0)
 		return dx__fail_nomem(err);
-	if (pump(g, NULL, off - g->cur, err) < 0 || pump(g, (unsigned char *)g->out.p, len, err) < 0)
+	memmove(g->out.p, g->out.p + had - keep, keep);
+	if (pump(g, NULL, off + keep - g->cur, err) < 0 ||
+	    pump(g, (unsigned char *)g->out.p + keep, len - keep, err) < 0)
 		return err->code;
+	g->out.len = len;
 	g->live = 1;
 	*data = g->out.p;
 	return 0;

@@ -198,6 +198,29 @@ serves_like_plain() {
 	done
 }
 
+@test "ids asked twice in a batch of a gzip corpus are read once: no more decompression than asking each once" {
+	[ "$CHECKER" != valgrind ] || skip "strace cannot watch valgrind's reads of the corpus alone"
+	"$DX_SYNTH" --count 50000 -o c.tsv
+	gzip c.tsv
+	dx index -q c.tsv.gz
+	python3 -c 'import random; r = random.Random(7); print("\n".join(str(i) for i in r.sample(range(50000), 200)))' > once
+	cat once once > twice
+	# The compressed bytes read (pread) are the measure of the work.
+	local n1 n2
+	strace -e trace=pread64 -o once.trace "$DOCDEX" get c.tsv.gz < once > once.out
+	strace -e trace=pread64 -o twice.trace "$DOCDEX" get c.tsv.gz < twice > twice.out
+	n1=$(grep -c '^pread64' once.trace)
+	n2=$(grep -c '^pread64' twice.trace)
+	equals "$n2" "$n1"
+	cmp twice.out <(cat once.out once.out)
+	# Records one after another are read in one run of decompression too,
+	# though each is read with the bytes after it, where the next starts.
+	seq 20000 20199 > run
+	strace -e trace=pread64 -o run.trace "$DOCDEX" get c.tsv.gz < run > run.out
+	[ "$(grep -c '^pread64' run.trace)" -lt 80 ]
+	cmp run.out <(gzip -dc c.tsv.gz | sed -n '20001,20200p')
+}
+
 @test "damaged gzip files: one clear line with the file and the offset, no index" {
 	"$DX_SYNTH" --count 20000 -o p.tsv
 	gzip -c p.tsv > good.gz

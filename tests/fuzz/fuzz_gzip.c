@@ -70,9 +70,14 @@ static void reads(const char *path)
 	 * one arena), and one with a position past the end. */
 	uint64_t pos[5] = { n - 1, n / 3, 0, n / 3, 2 * (n / 3) };
 	dx_record recs[5];
-	if (n && dx_corpus_records(c, pos, 5, recs, &err) == 0)
+	if (n && dx_corpus_records(c, pos, 5, recs, &err) == 0) {
 		for (size_t i = 0; i < 5; i++)
 			fuzz_touch(recs[i].data, recs[i].len);
+		/* The checks of what is served: ids and ends, the bytes after each
+		 * record read with it. */
+		if (dx_corpus_check_ids(c, recs, 5, &err) < 0 && err.code != DX_ECORRUPT)
+			abort();
+	}
 	pos[1] = n;
 	if (dx_corpus_records(c, pos, 5, recs, &err) == 0)
 		abort();

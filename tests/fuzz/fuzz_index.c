@@ -149,6 +149,10 @@ static void corpus_lookups(const char *path)
 			if (dx_corpus_record(c, p, &rec, &err) == 0 &&
 			    dx_corpus_fields(c, f, &rec, &out, &len, &err) == 0)
 				fuzz_touch(out, len);
+			/* Ids and ends checked, as get and sample check them. */
+			if (dx_corpus_record(c, p, &rec, &err) == 0 &&
+			    dx_corpus_check_ids(c, &rec, 1, &err) < 0 && err.code != DX_ECORRUPT)
+				abort();
 		}
 		dx_fields_free(f);
 	}
