@@ -367,25 +367,29 @@ int dx_corpus_record(dx_corpus *c, uint64_t pos, dx_record *rec, dx_err *err)
 		return err->code;
 	rec->pos = pos;
 	rec->len = (size_t)len;
+	rec->source = file;
+	rec->offset = off;
 	rec->stable = c->src[file].gz == NULL;
 	return 0;
 }
 
-/* Whether record pos, read as r, ends where its format ends a record and
- * before the next record of its file starts. */
+/* Whether record r ends where its format ends a record and before the
+ * next record of its file starts. */
 static int ends_right(dx_corpus *c, const dx_record *r, dx_err *err)
 {
-	uint32_t file, nfile;
-	uint64_t off, len, noff, nlen;
-	if (dx__index_record(c->ix, r->pos, &file, &off, &len, err) < 0)
-		return err->code;
-	if (!c->ops->ends(r->data, r->len, r->data + r->len, (size_t)tail_len(c, file, off, len)))
+	uint32_t nfile;
+	uint64_t noff, nlen;
+	if (r->source >= c->nsrc || r->offset > c->src[r->source].usize ||
+	    r->len > c->src[r->source].usize - r->offset)
+		return dx__fail(err, DX_EINVAL, 0, "", "not a record of this corpus");
+	size_t tail = (size_t)tail_len(c, r->source, r->offset, r->len);
+	if (!c->ops->ends(r->data, r->len, r->data + r->len, tail))
 		return 0;
 	if (r->pos + 1 == dx__index_count(c->ix))
 		return 1;
 	if (dx__index_record(c->ix, r->pos + 1, &nfile, &noff, &nlen, err) < 0)
 		return err->code;
-	return nfile != file || noff >= off + len + c->ops->gap;
+	return nfile != r->source || noff >= r->offset + r->len + c->ops->gap;
 }
 
 int dx_corpus_check_ids(dx_corpus *c, const dx_record *recs, size_t n, dx_err *err)
@@ -447,7 +451,8 @@ int dx_corpus_records(dx_corpus *c, const uint64_t *pos, size_t n, dx_record *re
 		struct order *o = &c->order[i];
 		if (dx__index_record(c->ix, pos[i], &o->file, &o->file_off, &o->len, err) < 0)
 			return err->code;
-		recs[i] = (dx_record){ .pos = pos[i], .len = (size_t)o->len, .stable = !c->src[o->file].gz };
+		recs[i] = (dx_record){ .pos = pos[i], .len = (size_t)o->len, .source = o->file,
+		                       .offset = o->file_off, .stable = !c->src[o->file].gz };
 		o->i = i;
 	}
 	if (n > 1)

@@ -245,6 +245,8 @@ typedef struct dx_record {
 	uint64_t pos;         /* 0-based position in corpus order */
 	const char *data;     /* the raw record */
 	size_t len;
+	uint32_t source;      /* where it is: the source file (0-based) */
+	uint64_t offset;      /* and its offset in the file's content */
 	int stable;           /* data stays valid until the corpus is closed (a
 	                         plain file's mapping); else until the next call
 	                         that reads records (decompressed bytes) */
@@ -264,10 +266,15 @@ DX_MUST_CHECK int dx_corpus_records(dx_corpus *c, const uint64_t *pos, size_t n,
 
 /*
  * Checks that each record holds the id the index gives its position, as
- * the corpus format reads it: what get and sample serve is then the
- * document its id names even from an index that lies within its bounds
- * (checksums mended) or a corpus rewritten in place since it was opened.
- * Returns 0, or DX_ECORRUPT naming the first record that does not.
+ * the corpus format reads it, and ends where the format ends a record (a
+ * TSV or JSONL line before LF, CRLF or the file's end, a TREC document at
+ * </DOC>) before the next record of its file starts: what get and sample
+ * serve is then the document its id names, whole, even from an index that
+ * lies within its bounds (checksums mended) or a corpus rewritten in place
+ * since it was opened.  recs are as dx_corpus_record or dx_corpus_records
+ * filled them, still valid.  Returns 0, or DX_ECORRUPT naming the first
+ * record that fails.  Costs a parse of each record's id, two bytes after
+ * it, and one more lookup in the index.
  */
 DX_MUST_CHECK int dx_corpus_check_ids(dx_corpus *c, const dx_record *recs, size_t n, dx_err *err);
 
