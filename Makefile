@@ -130,7 +130,13 @@ FUZZ_COMMON = $(B)/tests/fuzz/fuzz.o $(B)/tests/fuzz/ddx_repair.o
 
 $(B)/tests/fuzz/replay/%: $(B)/tests/fuzz/fuzz_%.o $(B)/tests/fuzz/replay.o $(FUZZ_COMMON) $(LIBDX)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(filter-out $(LIBDX),$^) $(LIBDX) $(LDLIBS)
+
+# The report harness reads and writes reports with the command line's own
+# reader and writers, which live in cmd/: it links those objects too, and
+# the recipes put the library after them, for the symbols they take from it.
+FUZZ_REPORT_OBJ = $(B)/cmd/report_read.o $(B)/cmd/results.o $(B)/cmd/plot.o
+$(B)/tests/fuzz/replay/report $(B)/tests/fuzz/bin/report: $(FUZZ_REPORT_OBJ)
 
 replay: $(REPLAY_BIN)
 	@for n in $(FUZZ_NAMES); do echo "replay: $$n"; \
@@ -150,7 +156,7 @@ fuzz:
 
 $(B)/tests/fuzz/bin/%: $(B)/tests/fuzz/fuzz_%.o $(FUZZ_COMMON) $(LIBDX)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -fsanitize=fuzzer -o $@ $(filter-out $(LIBDX),$^) $(LIBDX) $(LDLIBS)
 
 # What a run learns is kept in $(B)/corpus/NAME; a failing input is
 # written to $(B)/crash-NAME-*, to be kept in tests/fuzz/regress/NAME.

@@ -41,7 +41,7 @@ typedef struct series {
 	size_t ok;               /* where its RS_OK cells start in the order array */
 	size_t nok;              /* how many, sorted by x */
 	size_t nbad;             /* its cells that are not RS_OK */
-	size_t bad;              /* the first of those */
+	size_t bad;              /* where those start in the bad array */
 	char label[LABEL_MAX];   /* "mmap/t2" */
 	char note[LABEL_MAX];    /* "(oom)", or "(oom at j8)" beside a line */
 } series;
@@ -53,12 +53,15 @@ typedef struct plot {
 	series *s;
 	size_t ns;
 	size_t *order;           /* the RS_OK cells, series by series */
+	size_t *bad;             /* the other cells, series by series */
 	size_t *sid;             /* the series of each cell */
 	double *x;               /* each cell's position on the x axis (unscaled) */
+	unsigned char *xfirst;   /* the cell is the first at its x: it gets the tick */
 	int categorical;         /* x values are not all numbers: ordinals instead */
 	int logx;                /* x spans a factor of 8 or more: log2 scale */
 	double xlo, xhi;         /* the scaled x range */
 	size_t minreps, maxreps; /* the repetitions of the OK cells */
+	unsigned char varies[RS_MAX_DIMS]; /* the dimension differs between cells */
 } plot;
 
 static const char *dimval(const rs_cell *c, size_t d)
@@ -78,6 +81,8 @@ static size_t ndims_of(const rs_matrix *m)
 	return m->ndims < RS_MAX_DIMS ? m->ndims : RS_MAX_DIMS;
 }
 
+static const char *sci(char *buf, size_t n, double m, int e);
+
 /* Numbers are written by hand rather than with %f, whose decimal point
  * follows LC_NUMERIC: a comma there would break every coordinate. */
 static const char *num(char *buf, size_t n, double v, int decimals)
@@ -89,6 +94,12 @@ static const char *num(char *buf, size_t n, double v, int decimals)
 		decimals = 6;
 	if (!isfinite(v))
 		v = 0;
+	/* No measurement comes near: an absurd value read from a report
+	 * (1.6e308) is written as one, not in 309 digits. */
+	if (fabs(v) >= 1e15) {
+		int e = (int)floor(log10(fabs(v)));
+		return sci(buf, n, v / pow(10, e), e);
+	}
 	double r = round(fabs(v) * (double)pow10[decimals]);
 	if (r >= 9e18) {
 		/* %.0f prints no decimal point, and no grouping without the ' flag. */
@@ -101,6 +112,33 @@ static const char *num(char *buf, size_t n, double v, int decimals)
 		snprintf(buf, n, "%s%llu.%0*llu", sign, u / p, decimals, u % p);
 	else
 		snprintf(buf, n, "%s%llu", sign, u);
+	return buf;
+}
+
+/* m times ten to the e as "1.25e308": m brought into [1, 10), to three
+ * decimals at most. */
+static const char *sci(char *buf, size_t n, double m, int e)
+{
+	char mant[32];
+	if (m == 0 || !isfinite(m)) {
+		snprintf(buf, n, "0");
+		return buf;
+	}
+	/* At most a few hundred steps: m and 10^e are finite doubles. */
+	for (; fabs(m) >= 10; e++)
+		m /= 10;
+	for (; fabs(m) < 1; e--)
+		m *= 10;
+	if (round(fabs(m) * 1000) >= 10000) {
+		m /= 10;
+		e++;
+	}
+	size_t len = strlen(num(mant, sizeof mant, m, 3));
+	while (mant[len - 1] == '0')
+		mant[--len] = '\0';
+	if (mant[len - 1] == '.')
+		mant[--len] = '\0';
+	snprintf(buf, n, "%se%d", mant, e);
 	return buf;
 }
 
@@ -190,31 +228,49 @@ static void metric_title(char *buf, size_t n, const rs_metric *k)
 		snprintf(buf, n, "%.*s", len, name);
 }
 
-static int same_series(const rs_matrix *m, const rs_cell *a, const rs_cell *b)
+/* The order of cells by series, every dimension but x, then by place. */
+typedef struct by_series {
+	const rs_matrix *m;
+	size_t i;
+} by_series;
+
+/* Cells i and j by the dimensions that name a series: 0 when they share
+ * them. */
+static int series_order(const rs_matrix *m, size_t i, size_t j)
 {
-	for (size_t d = 0; d < ndims_of(m); d++)
-		if (d != m->x_dim && strcmp(dimval(a, d), dimval(b, d)) != 0)
-			return 0;
-	return 1;
+	for (size_t d = 0; d < ndims_of(m); d++) {
+		int c = d == m->x_dim ? 0 : strcmp(dimval(&m->cells[i], d), dimval(&m->cells[j], d));
+		if (c)
+			return c;
+	}
+	return 0;
 }
 
-/* Whether dimension d has the same value in every cell. */
-static int constant_dim(const rs_matrix *m, size_t d)
+static int cmp_series(const void *a, const void *b)
 {
-	for (size_t i = 1; i < m->ncells; i++)
-		if (strcmp(dimval(&m->cells[i], d), dimval(&m->cells[0], d)) != 0)
-			return 0;
-	return 1;
+	const by_series *x = a, *y = b;
+	int c = series_order(x->m, x->i, y->i);
+	return c ? c : (x->i > y->i) - (x->i < y->i);
+}
+
+/* Notes which dimensions differ between cells, once for every label. */
+static void varying_dims(plot *p)
+{
+	const rs_matrix *m = p->m;
+	for (size_t d = 0; d < ndims_of(m); d++)
+		for (size_t i = 1; i < m->ncells && !p->varies[d]; i++)
+			p->varies[d] = strcmp(dimval(&m->cells[i], d), dimval(&m->cells[0], d)) != 0;
 }
 
 /* The series' name: the values of the dimensions that vary, or of the
  * first dimension besides x when none does, so that a lone line is still
  * called something. */
-static void series_label(const rs_matrix *m, const rs_cell *c, char *buf, size_t n)
+static void series_label(const plot *p, const rs_cell *c, char *buf, size_t n)
 {
+	const rs_matrix *m = p->m;
 	buf[0] = '\0';
 	for (size_t d = 0; d < ndims_of(m); d++) {
-		if (d == m->x_dim || constant_dim(m, d))
+		if (d == m->x_dim || !p->varies[d])
 			continue;
 		if (buf[0])
 			append(buf, n, "/");
@@ -239,16 +295,17 @@ static const char *status_word(int status)
 
 /* "(oom)" for a series without figures; "(oom at j8, j16; failed at j32)"
  * for the gaps in one that has a line. */
-static void series_note(const plot *p, const series *s, size_t si, char *buf, size_t n)
+static void series_note(const plot *p, const series *s, char *buf, size_t n)
 {
 	static const int bad[] = { RS_OOM, RS_FAILED, RS_SKIPPED };
 	const rs_matrix *m = p->m;
 	buf[0] = '\0';
 	for (size_t b = 0; b < sizeof bad / sizeof bad[0]; b++) {
 		int first = 1;
-		for (size_t i = 0; i < m->ncells; i++) {
-			const rs_cell *c = &m->cells[i];
-			if (p->sid[i] != si || c->status != bad[b])
+		/* The series' own cells without figures, in their order. */
+		for (size_t q = 0; q < s->nbad; q++) {
+			const rs_cell *c = &m->cells[p->bad[s->bad + q]];
+			if (c->status != bad[b])
 				continue;
 			if (s->nok == 0) {
 				/* The first status found, in the order of bad[], names it. */
@@ -273,9 +330,54 @@ static double xscale(const plot *p, double x)
 	return p->logx ? log2(x) : x;
 }
 
+/* A cell's place in an order by text or by number, ties broken by the
+ * cell's place in the matrix so that sorting keeps the matrix's order. */
+typedef struct ranked {
+	const char *s;
+	double x;
+	size_t group;
+	size_t i;
+} ranked;
+
+static int cmp_text(const void *a, const void *b)
+{
+	const ranked *x = a, *y = b;
+	int c = strcmp(x->s, y->s);
+	return c ? c : (x->i > y->i) - (x->i < y->i);
+}
+
+/* By group, then x, then place. */
+static int cmp_x(const void *a, const void *b)
+{
+	const ranked *x = a, *y = b;
+	if (x->group != y->group)
+		return x->group < y->group ? -1 : 1;
+	if (x->x != y->x)
+		return x->x < y->x ? -1 : 1;
+	return (x->i > y->i) - (x->i < y->i);
+}
+
+/* first[i]: the first cell whose x value is the same as cell i's, by
+ * sorting (r has room for every cell).  The equal values are one run of
+ * the sorted cells, which starts with the first of them. */
+static void first_of_equal(const plot *p, ranked *r, size_t *first, int by_text)
+{
+	const rs_matrix *m = p->m;
+	size_t n = m->ncells;
+	for (size_t i = 0; i < n; i++)
+		r[i] = (ranked){ .s = dimval(&m->cells[i], m->x_dim), .x = p->x[i], .i = i };
+	qsort(r, n, sizeof *r, by_text ? cmp_text : cmp_x);
+	for (size_t a = 0, b; a < n; a = b) {
+		for (b = a; b < n && (by_text ? strcmp(r[b].s, r[a].s) == 0 : r[b].x == r[a].x); b++)
+			first[r[b].i] = r[a].i;
+	}
+}
+
 /* The x values: numbers when every cell has one, else the ordinal of each
- * distinct value in the order the cells come. */
-static void x_values(plot *p)
+ * distinct value in the order the cells come.  Also marks the cell that
+ * is first at each x (xfirst), where the axis gets its tick.  r and tmp
+ * have room for every cell. */
+static void x_values(plot *p, ranked *r, size_t *tmp)
 {
 	const rs_matrix *m = p->m;
 	for (size_t i = 0; i < m->ncells && !p->categorical; i++) {
@@ -287,14 +389,13 @@ static void x_values(plot *p)
 	}
 	if (p->categorical) {
 		double next = 0;
-		for (size_t i = 0; i < m->ncells; i++) {
-			size_t j = 0;
-			while (j < i && strcmp(dimval(&m->cells[j], m->x_dim),
-			                       dimval(&m->cells[i], m->x_dim)) != 0)
-				j++;
-			p->x[i] = j < i ? p->x[j] : next++;
-		}
+		first_of_equal(p, r, tmp, 1);
+		for (size_t i = 0; i < m->ncells; i++)
+			p->x[i] = tmp[i] < i ? p->x[tmp[i]] : next++;
 	}
+	first_of_equal(p, r, tmp, 0);
+	for (size_t i = 0; i < m->ncells; i++)
+		p->xfirst[i] = tmp[i] == i;
 	double lo = p->x[0], hi = p->x[0];
 	for (size_t i = 1; i < m->ncells; i++) {
 		lo = fmin(lo, p->x[i]);
@@ -307,50 +408,75 @@ static void x_values(plot *p)
 	p->xhi = xscale(p, hi);
 }
 
-/* Sorts the series' OK cells by x (a handful: insertion sort). */
-static void sort_by_x(plot *p, series *s)
-{
-	size_t *a = p->order + s->ok;
-	for (size_t i = 1; i < s->nok; i++) {
-		size_t v = a[i], j = i;
-		for (; j > 0 && p->x[a[j - 1]] > p->x[v]; j--)
-			a[j] = a[j - 1];
-		a[j] = v;
-	}
-}
-
-static void make_series(plot *p)
+/* Sorts the cells into series: those that share every dimension but x,
+ * numbered in the order of their first cells, each with its RS_OK cells
+ * sorted by x (in order) and its other cells (in bad).  A sort, not a
+ * pass over the series for every cell: a report may hold thousands.
+ * Returns 0, or -1 when out of memory. */
+static int make_series(plot *p, ranked *r, size_t *tmp)
 {
 	const rs_matrix *m = p->m;
-	for (size_t i = 0; i < m->ncells; i++) {
-		size_t j = 0;
-		while (j < p->ns && !same_series(m, &m->cells[p->s[j].first], &m->cells[i]))
-			j++;
-		if (j == p->ns)
-			p->s[p->ns++] = (series){ .first = i };
-		p->sid[i] = j;
+	size_t n = m->ncells, nok = 0;
+	by_series *by = malloc(n * sizeof *by);
+	if (!by)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		by[i] = (by_series){ m, i };
+	qsort(by, n, sizeof *by, cmp_series);
+	/* tmp[i]: the first cell of cell i's series, which names it. */
+	for (size_t a = 0, b; a < n; a = b)
+		for (b = a; b < n && series_order(m, by[a].i, by[b].i) == 0; b++)
+			tmp[by[b].i] = by[a].i;
+	free(by);
+	p->ns = 0;
+	for (size_t i = 0; i < n; i++)
+		p->sid[i] = tmp[i] == i ? p->ns++ : p->sid[tmp[i]];
+	if (!(p->s = calloc(p->ns, sizeof *p->s)))
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		series *s = &p->s[p->sid[i]];
+		if (tmp[i] == i)
+			s->first = i;
 		if (m->cells[i].status == RS_OK) {
-			p->s[j].nok++;
-			size_t r = m->cells[i].nreps;
-			if (p->maxreps == 0 || r < p->minreps)
-				p->minreps = r;
-			if (r > p->maxreps)
-				p->maxreps = r;
-		} else if (p->s[j].nbad++ == 0) {
-			p->s[j].bad = i;
+			s->nok++;
+			nok++;
+			size_t reps = m->cells[i].nreps;
+			if (p->maxreps == 0 || reps < p->minreps)
+				p->minreps = reps;
+			if (reps > p->maxreps)
+				p->maxreps = reps;
+		} else {
+			s->nbad++;
 		}
 	}
-	size_t at = 0;
+	/* Where each series' cells start, then the cells in their order. */
+	for (size_t j = 0, ok = 0, bad = 0; j < p->ns; j++) {
+		p->s[j].ok = ok;
+		p->s[j].bad = bad;
+		ok += p->s[j].nok;
+		bad += p->s[j].nbad;
+		p->s[j].nok = p->s[j].nbad = 0;
+	}
+	for (size_t i = 0; i < n; i++) {
+		series *s = &p->s[p->sid[i]];
+		if (m->cells[i].status == RS_OK)
+			p->order[s->ok + s->nok++] = i;
+		else
+			p->bad[s->bad + s->nbad++] = i;
+	}
+	/* The OK cells by series, then by x: a stable order, as each series'
+	 * cells are already in the matrix's. */
+	for (size_t q = 0; q < nok; q++)
+		r[q] = (ranked){ .x = p->x[p->order[q]], .group = p->sid[p->order[q]], .i = p->order[q] };
+	qsort(r, nok, sizeof *r, cmp_x);
+	for (size_t q = 0; q < nok; q++)
+		p->order[q] = r[q].i;
 	for (size_t j = 0; j < p->ns; j++) {
 		series *s = &p->s[j];
-		s->ok = at;
-		for (size_t i = 0; i < m->ncells; i++)
-			if (p->sid[i] == j && m->cells[i].status == RS_OK)
-				p->order[at++] = i;
-		sort_by_x(p, s);
-		series_label(m, &m->cells[s->first], s->label, sizeof s->label);
-		series_note(p, s, j, s->note, sizeof s->note);
+		series_label(p, &m->cells[s->first], s->label, sizeof s->label);
+		series_note(p, s, s->note, sizeof s->note);
 	}
+	return 0;
 }
 
 /* Enough decimals to tell the multiples of step apart: 2.5 needs one. */
@@ -376,13 +502,26 @@ static double nice_step(double max)
 	return p * 10;
 }
 
-/* A gridline's label: "12.5k" rather than "12500" once the steps reach
- * thousands, so that the labels fit the margin. */
-static void tick_label(char *buf, size_t n, double v, double step)
+/* The y axis of a panel: n gridlines step apart above 0, up to ymax. */
+typedef struct yaxis {
+	double step, ymax;
+	int n;
+} yaxis;
+
+/* The label of gridline i: "12.5k" rather than "12500" once the steps
+ * reach thousands, so that the labels fit the margin; "2.5e307" for steps
+ * no measurement takes (a value read from a report may be anything), in
+ * steps so that the last need not be a number beyond a double's range. */
+static void tick_label(char *buf, size_t n, int line_no, double step)
 {
 	static const char suffix[] = "kMGT";
-	double scale = 1;
+	double scale = 1, v = step * line_no;
 	int i = -1;
+	if (step >= 1e15 || step_decimals(step) > 6) {
+		int e = (int)floor(log10(step));
+		sci(buf, n, line_no * (step / pow(10, e)), e);
+		return;
+	}
 	while (i < 3 && step >= scale * 1000) {
 		scale *= 1000;
 		i++;
@@ -397,15 +536,26 @@ static void tick_label(char *buf, size_t n, double v, double step)
 static double xpos(const plot *p, double x)
 {
 	double w = PANEL_W - PAD_L - PAD_R, pad = w * 0.06;
+	double span = p->xhi - p->xlo, at = xscale(p, x) - p->xlo;
 	if (p->xhi <= p->xlo)
 		return PAD_L + w / 2;
-	return PAD_L + pad + (xscale(p, x) - p->xlo) / (p->xhi - p->xlo) * (w - 2 * pad);
+	/* x values of either sign near a double's limit: their differences
+	 * overflow, their halves' do not. */
+	if (!isfinite(span) || !isfinite(at)) {
+		span = p->xhi / 2 - p->xlo / 2;
+		at = xscale(p, x) / 2 - p->xlo / 2;
+	}
+	return PAD_L + pad + at / span * (w - 2 * pad);
 }
 
-static double ypos(double v, double ymax)
+/* Where value v goes, kept within the plot area: a value below 0 (none
+ * is measured so) sits on the x axis rather than pages below it. */
+static double ypos(const yaxis *ya, double v)
 {
 	double h = PANEL_H - PAD_T - PAD_B;
-	return PAD_T + h - v / ymax * h;
+	/* A top near a double's limit makes ymax infinite: then in steps. */
+	double f = isfinite(ya->ymax) ? v / ya->ymax : v / ya->step / ya->n;
+	return fmin(fmax(PAD_T + h - f * h, PAD_T), PAD_T + h);
 }
 
 static void line(FILE *f, double x1, double y1, double x2, double y2, const char *attrs)
@@ -432,17 +582,19 @@ static void stroke(FILE *f, size_t j)
 	fprintf(f, "stroke=\"%s\"%s", palette[j % NCOLOURS], dash[round < 3 ? round : 2]);
 }
 
-static void axes(plot *p, const rs_metric *k, double ymax, double step)
+static void axes(plot *p, const rs_metric *k, const yaxis *ya)
 {
 	FILE *f = p->f;
 	const rs_matrix *m = p->m;
 	double l = PAD_L, r = PANEL_W - PAD_R, t = PAD_T, b = PANEL_H - PAD_B;
 	char buf[LABEL_MAX];
 
-	for (int i = 0; step * i <= ymax * (1 + 1e-9); i++) {
-		double y = ypos(step * i, ymax);
+	/* Counted, not compared with ymax: a sum that overflows, or steps too
+	 * small to move it, must not draw lines without end. */
+	for (int i = 0; i <= ya->n; i++) {
+		double y = ypos(ya, ya->step * i);
 		line(f, l, y, r, y, i ? "stroke=\"#dddddd\"" : "stroke=\"#444444\"");
-		tick_label(buf, sizeof buf, step * i, step);
+		tick_label(buf, sizeof buf, i, ya->step);
 		text(f, l - 6, y, "dy=\".32em\" text-anchor=\"end\"", buf);
 	}
 	line(f, l, t, l, b, "stroke=\"#444444\"");
@@ -451,10 +603,7 @@ static void axes(plot *p, const rs_metric *k, double ymax, double step)
 	 * where the line stops; labels that would overlap are dropped. */
 	double last = -1e9;
 	for (size_t i = 0; i < m->ncells; i++) {
-		size_t j = 0;
-		while (j < i && p->x[j] != p->x[i])
-			j++;
-		if (j < i)
+		if (!p->xfirst[i])
 			continue;
 		double x = xpos(p, p->x[i]);
 		line(f, x, b, x, b + 5, "stroke=\"#444444\"");
@@ -486,7 +635,8 @@ typedef struct point {
 
 /* The q-th point of series s on metric k.  Returns 0, or -1 when the cell
  * has no median to show (no repetition measured the metric). */
-static int point_at(const plot *p, const series *s, size_t q, size_t k, double ymax, point *pt)
+static int point_at(const plot *p, const series *s, size_t q, size_t k, const yaxis *ya,
+                    point *pt)
 {
 	size_t i = p->order[s->ok + q];
 	pt->c = &p->m->cells[i];
@@ -496,9 +646,9 @@ static int point_at(const plot *p, const series *s, size_t q, size_t k, double y
 	if (!isfinite(pt->lo) || !isfinite(pt->hi))
 		pt->lo = pt->hi = pt->med;
 	pt->x = xpos(p, p->x[i]);
-	pt->y = ypos(pt->med, ymax);
-	pt->ylo = ypos(pt->lo, ymax);
-	pt->yhi = ypos(pt->hi, ymax);
+	pt->y = ypos(ya, pt->med);
+	pt->ylo = ypos(ya, pt->lo);
+	pt->yhi = ypos(ya, pt->hi);
 	return 0;
 }
 
@@ -523,7 +673,7 @@ static void point_title(const plot *p, const point *pt, const rs_metric *k)
 	        num(d, sizeof d, pt->hi, k->decimals));
 }
 
-static void draw_series(plot *p, size_t j, size_t k, double ymax)
+static void draw_series(plot *p, size_t j, size_t k, const yaxis *ya)
 {
 	static const char thin[] = "stroke-width=\"1\" stroke-dasharray=\"none\"";
 	FILE *f = p->f;
@@ -537,7 +687,7 @@ static void draw_series(plot *p, size_t j, size_t k, double ymax)
 	fprintf(f, " fill=\"%s\">\n", palette[j % NCOLOURS]);
 	/* The spread first, so that the line and the points lie over it. */
 	for (size_t q = 0; q < s->nok; q++) {
-		if (point_at(p, s, q, k, ymax, &pt) < 0 || pt.ylo - pt.yhi < 1)
+		if (point_at(p, s, q, k, ya, &pt) < 0 || pt.ylo - pt.yhi < 1)
 			continue;
 		line(f, pt.x, pt.ylo, pt.x, pt.yhi, thin);
 		line(f, pt.x - 3, pt.ylo, pt.x + 3, pt.ylo, thin);
@@ -545,12 +695,12 @@ static void draw_series(plot *p, size_t j, size_t k, double ymax)
 	}
 	fputs("<polyline fill=\"none\" stroke-width=\"2\" points=\"", f);
 	for (size_t q = 0, n = 0; q < s->nok; q++)
-		if (point_at(p, s, q, k, ymax, &pt) == 0)
+		if (point_at(p, s, q, k, ya, &pt) == 0)
 			fprintf(f, "%s%s,%s", n++ ? " " : "", coord(a, sizeof a, pt.x),
 			        coord(b, sizeof b, pt.y));
 	fputs("\"/>\n", f);
 	for (size_t q = 0; q < s->nok; q++) {
-		if (point_at(p, s, q, k, ymax, &pt) < 0)
+		if (point_at(p, s, q, k, ya, &pt) < 0)
 			continue;
 		fprintf(f, "<circle cx=\"%s\" cy=\"%s\" r=\"3.5\">", coord(a, sizeof a, pt.x),
 		        coord(b, sizeof b, pt.y));
@@ -579,14 +729,19 @@ static void panel(plot *p, size_t which, double ox)
 	}
 	if (!(top > 0))
 		top = 1;
-	double step = nice_step(top);
-	double ymax = step * ceil(top / step - 1e-9);
+	else if (top < 1e-300)
+		top = 1e-300; /* a denormal's sixth is 0, whose logarithm has no step */
+	yaxis ya = { .step = nice_step(top) };
+	double n = ceil(top / ya.step - 1e-9);
+	/* nice_step makes it 4 to 6; held there should rounding say otherwise. */
+	ya.n = n < 1 ? 1 : n > 10 ? 10 : (int)n;
+	ya.ymax = ya.step * n;
 
 	fprintf(p->f, "<g transform=\"translate(%s %d)\">\n", coord(a, sizeof a, ox), HEAD);
-	axes(p, &m->metrics[k], ymax, step);
+	axes(p, &m->metrics[k], &ya);
 	for (size_t j = 0; j < p->ns; j++)
 		if (p->s[j].nok)
-			draw_series(p, j, k, ymax);
+			draw_series(p, j, k, &ya);
 	fputs("</g>\n", p->f);
 }
 
@@ -605,7 +760,7 @@ static void legend(plot *p, double ox)
 		/* Why cells are missing, for a mouse over the entry. */
 		if (s->nbad) {
 			char key[LABEL_MAX];
-			const rs_cell *c = &p->m->cells[s->bad];
+			const rs_cell *c = &p->m->cells[p->bad[s->bad]];
 			fputs("<title>", f);
 			put_text(f, rs_cell_key(p->m, c, key, sizeof key));
 			fprintf(f, ": %s", status_word(c->status));
@@ -682,16 +837,30 @@ int rs_write_svg(const rs_matrix *m, FILE *f)
 			return -1;
 		}
 
-	p.s = calloc(m->ncells, sizeof *p.s);
-	p.order = calloc(m->ncells, sizeof *p.order);
-	p.sid = calloc(m->ncells, sizeof *p.sid);
-	p.x = calloc(m->ncells, sizeof *p.x);
-	if (!p.s || !p.order || !p.sid || !p.x) {
+	/* Space for every cell, a few words each; the series' labels (two
+	 * arrays of LABEL_MAX) only for the series there are. */
+	size_t nc = m->ncells;
+	ranked *r = malloc(nc * sizeof *r);
+	size_t *tmp = malloc(nc * sizeof *tmp);
+	p.order = malloc(nc * sizeof *p.order);
+	p.bad = malloc(nc * sizeof *p.bad);
+	p.sid = malloc(nc * sizeof *p.sid);
+	p.x = calloc(nc, sizeof *p.x);
+	p.xfirst = malloc(nc);
+	if (!r || !tmp || !p.order || !p.bad || !p.sid || !p.x || !p.xfirst) {
 		errno = ENOMEM;
 		goto out;
 	}
-	x_values(&p);
-	make_series(&p);
+	varying_dims(&p);
+	x_values(&p, r, tmp);
+	if (make_series(&p, r, tmp) < 0) {
+		errno = ENOMEM;
+		goto out;
+	}
+	free(r);
+	free(tmp);
+	r = NULL;
+	tmp = NULL;
 
 	size_t longest = 0;
 	for (size_t j = 0; j < p.ns; j++) {
@@ -717,9 +886,13 @@ int rs_write_svg(const rs_matrix *m, FILE *f)
 	legend(&p, 2 * PANEL_W + 8);
 	rc = finish(f);
 out:
+	free(r);
+	free(tmp);
 	free(p.s);
 	free(p.order);
+	free(p.bad);
 	free(p.sid);
 	free(p.x);
+	free(p.xfirst);
 	return rc;
 }

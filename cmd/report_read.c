@@ -6,6 +6,12 @@
  * reader; the few values compared are then found by walking its text again,
  * which needs no tree and no allocation per value.  Only well-formed text
  * is ever walked, so the walkers need not check what the reader checked.
+ *
+ * A report is input like any other: its size, its cells and repetitions
+ * are bounded (results.h), what is kept of it grows with its text and not
+ * with a malloc per value, and every pass over its cells is linear or a
+ * sort, so that a file of a million empty cells is refused at once rather
+ * than read for minutes into gigabytes.
  */
 #include <ctype.h>
 #include <math.h>
@@ -14,6 +20,7 @@
 #include <string.h>
 
 #include "buf.h"
+#include "cli.h"
 #include "err.h"
 #include "json.h"
 #include "results.h"
@@ -24,11 +31,79 @@ enum {
 	MAX_SIZE = 64 << 20      /* a report is kilobytes: more is not one */
 };
 
-/* A baseline cell: its key and its object in the text. */
+/* A baseline cell: its key (kept in the arena) and its object in the
+ * text; pos is its place in the report, which decides between two cells
+ * of one key (the first is compared). */
 typedef struct base_cell {
-	char key[KEY_MAX];
+	const char *key;
 	const char *obj;
+	size_t pos;
 } base_cell;
+
+/* ---- the strings kept -------------------------------------------------------- */
+
+/* What is kept of a report (dimension values, the machine, build, params
+ * and environment objects, baseline keys) lies in large blocks, not in an
+ * allocation per string: a report of many cells costs its text, not a
+ * malloc header and a pointer per value. */
+enum { BLOCK = 64 << 10 };
+
+typedef struct arena {
+	char **blocks;
+	size_t n, cap;
+	char *at;                 /* the free room of the last small block */
+	size_t left;
+} arena;
+
+static char *arena_alloc(arena *a, size_t size)
+{
+	/* A large string gets a block of its own, so that the room left in
+	 * the current block is not lost to it. */
+	int own = size > BLOCK / 4;
+	if (!own && size <= a->left) {
+		char *p = a->at;
+		a->at += size;
+		a->left -= size;
+		return p;
+	}
+	if (a->n == a->cap) {
+		size_t cap = a->cap ? a->cap * 2 : 16;
+		char **b = realloc(a->blocks, cap * sizeof *b);
+		if (!b)
+			return NULL;
+		a->blocks = b;
+		a->cap = cap;
+	}
+	char *p = malloc(own ? size : BLOCK);
+	if (!p)
+		return NULL;
+	a->blocks[a->n++] = p;
+	if (!own) {
+		a->at = p + size;
+		a->left = BLOCK - size;
+	}
+	return p;
+}
+
+/* A copy of the n bytes at s, NUL-terminated, or NULL. */
+static const char *arena_keep(arena *a, const char *s, size_t n)
+{
+	char *p = arena_alloc(a, n + 1);
+	if (p) {
+		if (n)
+			memcpy(p, s, n);
+		p[n] = '\0';
+	}
+	return p;
+}
+
+static void arena_free(arena *a)
+{
+	for (size_t i = 0; i < a->n; i++)
+		free(a->blocks[i]);
+	free(a->blocks);
+	memset(a, 0, sizeof *a);
+}
 
 static const char *skip_ws(const char *p, const char *end)
 {
@@ -155,8 +230,19 @@ static int get_string(const char *v, const char *end, char *buf, size_t n)
 {
 	if (!v || *v != '"')
 		return -1;
+	const char *e = string_end(v, end);
+	/* Most strings hold no escape: their bytes are copied as they are
+	 * (a raw control byte, a NUL included, never passed the reader). */
+	if (dx__json_plain_string(v, e)) {
+		size_t len = (size_t)(e - v - 2);
+		if (len >= n)
+			return -1;
+		memcpy(buf, v + 1, len);
+		buf[len] = '\0';
+		return 0;
+	}
 	dx_buf d = { 0 };
-	int ok = dx__json_decode(v, string_end(v, end), &d) == 0 && d.len < n &&
+	int ok = dx__json_decode(v, e, &d) == 0 && d.len < n &&
 	         (d.len == 0 || !memchr(d.p, '\0', d.len));
 	if (ok) {
 		if (d.len)
@@ -187,7 +273,9 @@ static const char *member(const char *obj, const char *end, const char *name)
 	return NULL;
 }
 
-/* The number at v: 0, or -1 when it is not one. */
+/* The number at v: 0, or -1 when it is not one.  A number beyond a
+ * double's range (1e999) is not one either: JSON has no infinity, and a
+ * report written by docdex never holds one. */
 static int get_number(const char *v, double *out)
 {
 	/* The text was checked against JSON's grammar and ends in a NUL, so
@@ -195,7 +283,10 @@ static int get_number(const char *v, double *out)
 	 * decimal point is '.'. */
 	if (!v || !(*v == '-' || (*v >= '0' && *v <= '9')))
 		return -1;
-	*out = strtod(v, NULL);
+	double x = strtod(v, NULL);
+	if (!isfinite(x))
+		return -1;
+	*out = x;
 	return 0;
 }
 
@@ -231,40 +322,92 @@ out:
 	return rc;
 }
 
-/* The cells of the report, with their keys.  Returns the count, or -1 when
- * out of memory.  A cell without a string key cannot be matched: left out. */
-static long index_cells(const char *arr, const char *end, base_cell **out)
+/* The elements of the array at arr: calls fn, when not NULL, for each;
+ * returns how many, or what fn returned when that was negative. */
+static long each_element(const char *arr, const char *end,
+                         int (*fn)(void *ctx, size_t i, const char *v), void *ctx)
 {
-	*out = NULL;
+	size_t n = 0;
 	if (!arr || *arr != '[')
 		return 0;
-	size_t n = 0, cap = 0;
-	base_cell *cells = NULL;
 	const char *p = skip_ws(arr + 1, end);
 	while (p < end && *p != ']') {
-		const char *next = value_end(p, end, 0);
-		char key[KEY_MAX];
-		if (get_string(member(p, end, "key"), end, key, sizeof key) == 0) {
-			if (n == cap) {
-				cap = cap ? cap * 2 : 64;
-				base_cell *c = realloc(cells, cap * sizeof *c);
-				if (!c) {
-					free(cells);
-					return -1;
-				}
-				cells = c;
-			}
-			memcpy(cells[n].key, key, sizeof key);
-			cells[n++].obj = p;
-		}
-		p = skip_ws(next, end);
+		int r = fn ? fn(ctx, n, p) : 0;
+		if (r < 0)
+			return r;
+		n++;
+		p = skip_ws(value_end(p, end, 0), end);
 		if (*p == ',')
 			p = skip_ws(p + 1, end);
 	}
-	*out = cells;
 	return (long)n;
 }
 
+static int cmp_base(const void *a, const void *b)
+{
+	const base_cell *x = a, *y = b;
+	int c = strcmp(x->key, y->key);
+	return c ? c : (x->pos > y->pos) - (x->pos < y->pos);
+}
+
+typedef struct indexer {
+	base_cell *cells;
+	size_t n;
+	const char *end;
+	arena *a;
+} indexer;
+
+/* A cell without a string key cannot be matched: left out. */
+static int index_cell(void *ctx, size_t i, const char *v)
+{
+	indexer *ix = ctx;
+	char key[KEY_MAX];
+	if (get_string(member(v, ix->end, "key"), ix->end, key, sizeof key) < 0)
+		return 0;
+	base_cell *b = &ix->cells[ix->n];
+	if (!(b->key = arena_keep(ix->a, key, strlen(key))))
+		return DX_ENOMEM;
+	b->obj = v;
+	b->pos = i;
+	ix->n++;
+	return 0;
+}
+
+/* The n cells of the array at arr that have a key, sorted by it, so that
+ * each cell measured finds its baseline in log n steps.  Returns how many,
+ * or DX_ENOMEM. */
+static long index_cells(const char *arr, const char *end, size_t n, arena *a, base_cell **out)
+{
+	indexer ix = { .end = end, .a = a };
+	*out = NULL;
+	if (n == 0)
+		return 0;
+	if (!(ix.cells = malloc(n * sizeof *ix.cells)))
+		return DX_ENOMEM;
+	long r = each_element(arr, end, index_cell, &ix);
+	if (r < 0) {
+		free(ix.cells);
+		return r;
+	}
+	qsort(ix.cells, ix.n, sizeof *ix.cells, cmp_base);
+	*out = ix.cells;
+	return (long)ix.n;
+}
+
+/* The baseline cell of key (the first in the report of those that have
+ * it), or NULL. */
+static const base_cell *find_cell(const base_cell *cells, size_t n, const char *key)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (strcmp(cells[mid].key, key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && strcmp(cells[lo].key, key) == 0 ? &cells[lo] : NULL;
+}
 
 /* Compares metric k of cell c with the baseline's summary of it.  Returns
  * 1 when it regressed (and says so on out), else 0. */
@@ -297,7 +440,8 @@ static int compare_metric(const rs_matrix *m, const rs_cell *c, const char *key,
 	return 1;
 }
 
-/* Compares cell c with its baseline cell b.  Returns 1 when it regressed. */
+/* Compares cell c with its baseline cell b.  key is c's, escaped for the
+ * line.  Returns 1 when it regressed. */
 static int compare_cell(const rs_matrix *m, const rs_cell *c, const char *key, const char *b,
                         const char *end, double tol, FILE *out)
 {
@@ -309,14 +453,12 @@ static int compare_cell(const rs_matrix *m, const rs_cell *c, const char *key, c
 	if (strcmp(status, "ok") != 0)
 		return 0; /* no baseline figures: nothing can be worse than them */
 	if (c->status != RS_OK) {
-		fprintf(out, "regressed: %s: was ok, now %s", key, rs_status_name(c->status));
-		/* On one line whatever the reason holds, and never past its array. */
+		/* On one line whatever the reason holds (its control bytes
+		 * escaped), and never past its array. */
+		char reason[4 * sizeof c->reason + 4];
 		size_t n = strnlen(c->reason, sizeof c->reason);
-		if (n)
-			fputs(": ", out);
-		for (size_t i = 0; i < n; i++)
-			fputc(c->reason[i] == '\n' || c->reason[i] == '\r' ? ' ' : c->reason[i], out);
-		fputc('\n', out);
+		fprintf(out, "regressed: %s: was ok, now %s%s%s\n", key, rs_status_name(c->status),
+		        n ? ": " : "", dx_escape(c->reason, n, reason, sizeof reason));
 		return 1;
 	}
 	const char *summary = member(b, end, "summary");
@@ -327,10 +469,12 @@ static int compare_cell(const rs_matrix *m, const rs_cell *c, const char *key, c
 	return regressed;
 }
 
-/* Reads the report at path and checks that it is JSON and a report of
- * m's command; *doc is its top-level object in text. */
+/* Reads the report at path and checks that it is JSON, a report of m's
+ * command, and within the bounds of one (results.h); *doc is its
+ * top-level object in text, *cells its array of cells and *ncells their
+ * count. */
 static int load(const rs_matrix *m, const char *path, const char *noun, dx_buf *text,
-                const char **doc, dx_err *err)
+                const char **doc, const char **cells, size_t *ncells, dx_err *err)
 {
 	char want[KEY_MAX], report[KEY_MAX];
 	int rc = read_file(path, noun, text, err);
@@ -344,6 +488,12 @@ static int load(const rs_matrix *m, const char *path, const char *noun, dx_buf *
 	if (get_string(member(*doc, end, "report"), end, report, sizeof report) < 0 ||
 	    strcmp(report, want) != 0)
 		return dx__fail(err, DX_EFORMAT, 0, path, "not a %s report", want);
+	*cells = member(*doc, end, "cells");
+	long n = each_element(*cells, end, NULL, NULL);
+	if (n > RS_MAX_CELLS)
+		return dx__fail(err, DX_EFORMAT, 0, path, "%s has more than %d cells", noun,
+		                RS_MAX_CELLS);
+	*ncells = (size_t)n;
 	return 0;
 }
 
@@ -351,14 +501,16 @@ int rs_compare_baseline(const rs_matrix *m, const char *path, double tolerance, 
                         dx_err *err)
 {
 	dx_buf text = { 0 };
+	arena a = { 0 };
 	base_cell *cells = NULL;
-	char key[KEY_MAX];
-	const char *doc;
-	int rc = load(m, path, "baseline", &text, &doc, err);
+	char key[KEY_MAX], shown[4 * KEY_MAX + 4], where[CLI_SUBJECT_MAX];
+	const char *doc, *arr;
+	size_t n;
+	int rc = load(m, path, "baseline", &text, &doc, &arr, &n, err);
 	if (rc < 0)
 		goto out;
 	const char *end = text.p + text.len;
-	long ncells = index_cells(member(doc, end, "cells"), end, &cells);
+	long ncells = index_cells(arr, end, n, &a, &cells);
 	if (ncells < 0) {
 		rc = dx__fail_nomem(err);
 		goto out;
@@ -369,24 +521,27 @@ int rs_compare_baseline(const rs_matrix *m, const char *path, double tolerance, 
 	for (size_t i = 0; i < m->ncells; i++) {
 		const rs_cell *c = &m->cells[i];
 		rs_cell_key(m, c, key, sizeof key);
-		long j = 0;
-		while (j < ncells && strcmp(cells[j].key, key) != 0)
-			j++;
-		if (j == ncells) {
+		const base_cell *b = find_cell(cells, (size_t)ncells, key);
+		if (!b) {
 			fresh++;
 			continue;
 		}
 		compared++;
-		regressed += compare_cell(m, c, key, cells[j].obj, end, tolerance, out);
+		/* A key read from a report may hold any byte: escaped, as in
+		 * every message. */
+		regressed += compare_cell(m, c, dx_escape(key, strlen(key), shown, sizeof shown),
+		                          b->obj, end, tolerance, out);
 	}
 	fprintf(out, "compared %zu cell%s with %s: %d regressed beyond %g%%", compared,
-	        compared == 1 ? "" : "s", path, regressed, tolerance);
+	        compared == 1 ? "" : "s", dx_escape(path, strlen(path), where, sizeof where),
+	        regressed, tolerance);
 	if (fresh)
 		fprintf(out, ", %zu not in the baseline", fresh);
 	fputc('\n', out);
 	rc = regressed;
 out:
 	free(cells);
+	arena_free(&a);
 	dx__buf_free(&text);
 	return rc;
 }
@@ -394,68 +549,56 @@ out:
 /* ---- reading a report back (--from) ---------------------------------------- */
 
 /* What rs_read_report allocated besides the cells: the strings they and
- * the matrix point to. */
+ * the matrix point to, and every cell's repetitions in one block. */
 typedef struct kept {
-	char **p;
-	size_t n, cap;
+	arena a;
+	double *reps;
 } kept;
 
-static const char *keep(kept *k, const char *s, size_t n)
+/* The text of member name of obj as it is (objects copied whole) into
+ * *out, or NULL when there is none.  Returns 0, or DX_ENOMEM. */
+static int keep_member(kept *k, const char *obj, const char *end, const char *name,
+                       const char **out)
 {
-	if (k->n == k->cap) {
-		size_t cap = k->cap ? k->cap * 2 : 64;
-		char **p = realloc(k->p, cap * sizeof *p);
-		if (!p)
-			return NULL;
-		k->p = p;
-		k->cap = cap;
-	}
-	char *copy = strndup(s, n);
-	if (copy)
-		k->p[k->n++] = copy;
-	return copy;
-}
-
-/* A JSON value's text as it is (objects copied whole), or NULL. */
-static const char *keep_raw(kept *k, const char *v, const char *end)
-{
+	const char *v = member(obj, end, name);
 	const char *e = v ? value_end(v, end, 0) : NULL;
-	return e ? keep(k, v, (size_t)(e - v)) : NULL;
+	*out = e ? arena_keep(&k->a, v, (size_t)(e - v)) : NULL;
+	return e && !*out ? DX_ENOMEM : 0;
 }
 
-/* A dimension's value: a string decoded, a number as written. */
-static const char *keep_dim(kept *k, const char *v, const char *end)
+/* A dimension's value: a string decoded, any other value as written; ""
+ * when there is none, or when it is longer than a key may be (KEY_MAX),
+ * as a string that long is.  Returns 0, or DX_ENOMEM. */
+static int keep_dim(kept *k, const char *v, const char *end, const char **out)
 {
 	char buf[KEY_MAX];
-	if (v && *v == '"')
-		return get_string(v, end, buf, sizeof buf) == 0 ? keep(k, buf, strlen(buf)) : NULL;
-	return keep_raw(k, v, end);
-}
-
-/* The elements of the array at arr: calls fn for each; returns how many,
- * or -1 when fn failed. */
-static long each_element(const char *arr, const char *end,
-                         int (*fn)(void *ctx, size_t i, const char *v), void *ctx)
-{
+	const char *s = NULL;
 	size_t n = 0;
-	if (!arr || *arr != '[')
-		return 0;
-	const char *p = skip_ws(arr + 1, end);
-	while (p < end && *p != ']') {
-		if (fn && fn(ctx, n, p) < 0)
-			return -1;
-		n++;
-		p = skip_ws(value_end(p, end, 0), end);
-		if (*p == ',')
-			p = skip_ws(p + 1, end);
+	*out = "";
+	if (v && *v == '"') {
+		if (get_string(v, end, buf, sizeof buf) == 0) {
+			s = buf;
+			n = strlen(buf);
+		}
+	} else if (v) {
+		const char *e = value_end(v, end, 0);
+		if (e && e - v < KEY_MAX) {
+			s = v;
+			n = (size_t)(e - v);
+		}
 	}
-	return (long)n;
+	if (s && !(*out = arena_keep(&k->a, s, n)))
+		return DX_ENOMEM;
+	return 0;
 }
 
 typedef struct reader {
 	rs_matrix *m;
 	kept *k;
 	const char *end;
+	const char *path;
+	dx_err *err;
+	size_t reps;              /* the repetitions of the OK cells so far */
 	rs_cell *c;               /* the cell whose repetitions are read */
 } reader;
 
@@ -471,6 +614,8 @@ static int read_repetition(void *ctx, size_t r, const char *v)
 	return 0;
 }
 
+/* A cell but its repetitions, which are counted (read_figures reads them
+ * once all are counted and one block holds them). */
 static int read_cell(void *ctx, size_t i, const char *v)
 {
 	reader *rd = ctx;
@@ -478,8 +623,8 @@ static int read_cell(void *ctx, size_t i, const char *v)
 	rs_cell *c = &m->cells[i];
 	char status[32] = "";
 	for (size_t j = 0; j < m->ndims && j < RS_MAX_DIMS; j++)
-		if (!(c->dim[j] = keep_dim(rd->k, member(v, rd->end, m->dims[j].key), rd->end)))
-			c->dim[j] = "";
+		if (keep_dim(rd->k, member(v, rd->end, m->dims[j].key), rd->end, &c->dim[j]) < 0)
+			return dx__fail_nomem(rd->err);
 	get_string(member(v, rd->end, "status"), rd->end, status, sizeof status);
 	c->status = RS_FAILED;
 	for (int s = RS_OK; s <= RS_SKIPPED; s++)
@@ -491,19 +636,33 @@ static int read_cell(void *ctx, size_t i, const char *v)
 		c->projected = 0;
 	if (c->status != RS_OK)
 		return 0;
-	const char *reps = member(v, rd->end, "repetitions");
-	long n = each_element(reps, rd->end, NULL, NULL);
-	if (n > 0 && !(c->rep = calloc((size_t)n * m->nmetrics, sizeof *c->rep)))
-		return -1;
-	rd->c = c;
+	long n = each_element(member(v, rd->end, "repetitions"), rd->end, NULL, NULL);
 	c->nreps = (size_t)n;
-	return each_element(reps, rd->end, read_repetition, rd) < 0 ? -1 : 0;
+	rd->reps += c->nreps;
+	/* Counted as they come, so that what is refused is never read whole. */
+	if (rd->reps > RS_MAX_REPETITIONS)
+		return dx__fail(rd->err, DX_EFORMAT, 0, rd->path, "report has more than %d repetitions",
+		                RS_MAX_REPETITIONS);
+	return 0;
+}
+
+static int read_figures(void *ctx, size_t i, const char *v)
+{
+	reader *rd = ctx;
+	rs_cell *c = &rd->m->cells[i];
+	if (c->status != RS_OK || !c->nreps)
+		return 0;
+	c->rep = rd->k->reps + rd->reps * rd->m->nmetrics;
+	rd->reps += c->nreps;
+	rd->c = c;
+	return (int)each_element(member(v, rd->end, "repetitions"), rd->end, read_repetition, rd);
 }
 
 int rs_read_report(rs_matrix *m, const char *path, dx_err *err)
 {
 	dx_buf text = { 0 };
-	const char *doc;
+	const char *doc, *cells;
+	size_t n;
 	kept *k = calloc(1, sizeof *k);
 	int rc;
 	m->loaded = k;
@@ -511,23 +670,32 @@ int rs_read_report(rs_matrix *m, const char *path, dx_err *err)
 	m->ncells = 0;
 	if (!k)
 		return dx__fail_nomem(err);
-	if ((rc = load(m, path, "report", &text, &doc, err)) < 0)
+	if ((rc = load(m, path, "report", &text, &doc, &cells, &n, err)) < 0)
 		goto out;
 	const char *end = text.p + text.len;
-	reader rd = { .m = m, .k = k, .end = end };
-	m->machine_json = keep_raw(k, member(doc, end, "machine"), end);
-	m->build_json = keep_raw(k, member(doc, end, "build"), end);
-	m->params_json = keep_raw(k, member(doc, end, "params"), end);
-	m->environment_json = keep_raw(k, member(doc, end, "environment"), end);
-	const char *cells = member(doc, end, "cells");
-	long n = each_element(cells, end, NULL, NULL);
-	if (n > 0 && !(m->cells = calloc((size_t)n, sizeof *m->cells))) {
+	reader rd = { .m = m, .k = k, .end = end, .path = path, .err = err };
+	if (keep_member(k, doc, end, "machine", &m->machine_json) < 0 ||
+	    keep_member(k, doc, end, "build", &m->build_json) < 0 ||
+	    keep_member(k, doc, end, "params", &m->params_json) < 0 ||
+	    keep_member(k, doc, end, "environment", &m->environment_json) < 0 ||
+	    (n > 0 && !(m->cells = calloc(n, sizeof *m->cells)))) {
 		rc = dx__fail_nomem(err);
 		goto out;
 	}
-	m->ncells = (size_t)(n > 0 ? n : 0);
-	if (each_element(cells, end, read_cell, &rd) < 0)
+	m->ncells = n;
+	long r = each_element(cells, end, read_cell, &rd);
+	if (r < 0) {
+		rc = (int)r;
+		goto out;
+	}
+	/* One block for every repetition (the count bounded above), filled
+	 * in a second pass over the cells. */
+	if (!(k->reps = malloc((rd.reps * m->nmetrics + 1) * sizeof *k->reps))) {
 		rc = dx__fail_nomem(err);
+		goto out;
+	}
+	rd.reps = 0;
+	each_element(cells, end, read_figures, &rd);
 out:
 	dx__buf_free(&text);
 	return rc;
@@ -552,15 +720,16 @@ int rs_json_get(const char *obj, const char *key, char *buf, size_t bufsz)
 void rs_free_report(rs_matrix *m)
 {
 	kept *k = m->loaded;
-	for (size_t i = 0; m->cells && i < m->ncells; i++)
+	/* Measured cells own their repetitions; read ones share k's block. */
+	for (size_t i = 0; !k && m->cells && i < m->ncells; i++)
 		free(m->cells[i].rep);
 	free(m->cells);
 	m->cells = NULL;
 	m->ncells = 0;
-	for (size_t i = 0; k && i < k->n; i++)
-		free(k->p[i]);
-	if (k)
-		free(k->p);
+	if (k) {
+		free(k->reps);
+		arena_free(&k->a);
+	}
 	free(k);
 	m->loaded = NULL;
 }

@@ -83,6 +83,15 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* The mean of two values, finite when both are: 1.6e308 twice sums to
+ * infinity, so its halves are added then; a sum that does not overflow is
+ * halved as it always was, so real figures keep their medians. */
+static double mean2(double a, double b)
+{
+	double s = a + b;
+	return isfinite(s) || !isfinite(a) || !isfinite(b) ? s / 2 : a / 2 + b / 2;
+}
+
 /* Repetitions that fit here are summarized without touching the heap. */
 enum { SUMMARY_STACK = 1024 };
 
@@ -107,7 +116,7 @@ void rs_summary(const rs_matrix *m, const rs_cell *c, size_t k, double *median, 
 		}
 		if (n) {
 			qsort(v, n, sizeof *v, cmp_double);
-			md = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+			md = n % 2 ? v[n / 2] : mean2(v[n / 2 - 1], v[n / 2]);
 			lo = v[0];
 			hi = v[n - 1];
 		} else {
@@ -127,12 +136,11 @@ out:
 
 /* ---- the fastest cell of each group ------------------------------------- */
 
-static int same_group(const rs_matrix *m, const rs_cell *a, const rs_cell *b)
+/* The group dimension's value of cell i; without one the whole matrix is
+ * one group. */
+static const char *group_of(const rs_matrix *m, size_t i)
 {
-	/* Without a group dimension the whole matrix is one group. */
-	if (m->group_dim >= ndims_of(m))
-		return 1;
-	return strcmp(dim_value(a, m->group_dim), dim_value(b, m->group_dim)) == 0;
+	return m->group_dim < ndims_of(m) ? dim_value(&m->cells[i], m->group_dim) : "";
 }
 
 /* Whether median a beats median b: higher wins, unless the primary metric
@@ -157,27 +165,65 @@ static double primary_median(const rs_matrix *m, const double *sum, size_t j)
 	return md;
 }
 
-static int is_fastest(const rs_matrix *m, size_t i, const double *sum)
+/* Whether cell j is the best of its group so far (best is the best before
+ * it, or SIZE_MAX for none): the fastest is the first of the cells whose
+ * median beats every other's, so a tie goes to the cell that comes first. */
+static int better_than(const rs_matrix *m, const double *sum, size_t j, size_t best)
 {
-	if (i >= m->ncells || m->primary >= m->nmetrics || m->cells[i].status != RS_OK)
-		return 0;
-	double mi = primary_median(m, sum, i);
-	if (isnan(mi))
-		return 0;
-	for (size_t j = 0; j < m->ncells; j++) {
-		if (j == i || m->cells[j].status != RS_OK || !same_group(m, &m->cells[i], &m->cells[j]))
-			continue;
-		double mj = primary_median(m, sum, j);
-		/* A tie goes to the cell that comes first. */
-		if (beats(m, mj, mi) || (j < i && mj == mi))
-			return 0;
-	}
-	return 1;
+	double mj = primary_median(m, sum, j);
+	return !isnan(mj) && (best == SIZE_MAX || beats(m, mj, primary_median(m, sum, best)));
 }
 
 int rs_is_fastest(const rs_matrix *m, size_t i)
 {
-	return is_fastest(m, i, NULL);
+	if (i >= m->ncells || m->primary >= m->nmetrics)
+		return 0;
+	size_t best = SIZE_MAX;
+	for (size_t j = 0; j < m->ncells; j++)
+		if (strcmp(group_of(m, j), group_of(m, i)) == 0 && better_than(m, NULL, j, best))
+			best = j;
+	return best == i;
+}
+
+typedef struct member_of {
+	const char *group;
+	size_t i;
+} member_of;
+
+static int cmp_member(const void *a, const void *b)
+{
+	const member_of *x = a, *y = b;
+	int c = strcmp(x->group, y->group);
+	return c ? c : (x->i > y->i) - (x->i < y->i);
+}
+
+/* Marks the fastest cell of each group in fastest[]: the cells sorted by
+ * group (and place), so that each group is one run of them and the whole
+ * costs n log n rather than a pass over the matrix for every cell.
+ * Returns 0, or -1 when out of memory. */
+static int mark_fastest(const rs_matrix *m, const double *sum, unsigned char *fastest)
+{
+	size_t n = m->ncells;
+
+	memset(fastest, 0, n ? n : 1);
+	if (m->primary >= m->nmetrics || n == 0)
+		return 0;
+	member_of *by = malloc(n * sizeof *by);
+	if (!by)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		by[i] = (member_of){ group_of(m, i), i };
+	qsort(by, n, sizeof *by, cmp_member);
+	for (size_t a = 0, b; a < n; a = b) {
+		size_t best = SIZE_MAX;
+		for (b = a; b < n && strcmp(by[b].group, by[a].group) == 0; b++)
+			if (better_than(m, sum, by[b].i, best))
+				best = by[b].i;
+		if (best != SIZE_MAX)
+			fastest[best] = 1;
+	}
+	free(by);
+	return 0;
 }
 
 /* ---- summaries computed once per report --------------------------------- */
@@ -191,6 +237,12 @@ typedef struct view {
 	int any_fastest;
 	int any_failed;          /* some cell is not RS_OK */
 } view;
+
+static void view_free(view *v)
+{
+	free(v->sum);
+	free(v->fastest);
+}
 
 static int view_init(view *v, const rs_matrix *m)
 {
@@ -218,22 +270,19 @@ static int view_init(view *v, const rs_matrix *m)
 		if (m->cells[i].status != RS_OK)
 			v->any_failed = 1;
 	}
-	for (size_t i = 0; i < m->ncells; i++) {
-		v->fastest[i] = (unsigned char)is_fastest(m, i, v->sum);
-		v->any_fastest |= v->fastest[i];
+	if (mark_fastest(m, v->sum, v->fastest) < 0) {
+		view_free(v);
+		errno = ENOMEM;
+		return -1;
 	}
+	for (size_t i = 0; i < m->ncells; i++)
+		v->any_fastest |= v->fastest[i];
 	return 0;
 }
 
 static const double *view_sum(const view *v, size_t i, size_t k)
 {
 	return v->sum + (i * v->m->nmetrics + k) * 3;
-}
-
-static void view_free(view *v)
-{
-	free(v->sum);
-	free(v->fastest);
 }
 
 /* The writers' common end: the caller flushes and closes, so an error seen

@@ -18,6 +18,14 @@
 
 enum { RS_MAX_DIMS = 8 };
 
+/* What a report read back (--from, --baseline) may hold.  A real one has a
+ * few hundred cells of a handful of repetitions each; the largest matrix
+ * the commands accept, pin-test's 24 settings by 64 worker and 64 thread
+ * counts, has 98304 cells.  More is refused with one line instead of being
+ * read into gigabytes; below the bounds, reading and reporting cost time
+ * n log n and memory linear in the cells and repetitions. */
+enum { RS_MAX_CELLS = 100000, RS_MAX_REPETITIONS = 1000000 };
+
 typedef struct rs_dim {
 	const char *key;       /* JSON/CSV name: "strategy", "workers", ... */
 	const char *label;     /* table heading: "strategy", "j", ... */
@@ -114,20 +122,24 @@ void rs_json_string(FILE *f, const char *s);
  * also by more than the noise of both runs (their ranges do not overlap);
  * a cell that was RS_OK in the baseline and is not now regressed too.
  * Writes one line per regression to out, and a last line saying how many
- * cells were compared and regressed.  Returns the number of regressed
- * cells, or a negative DX_E* code with err filled when the baseline
- * cannot be read (missing, not JSON, not a report of m->command). */
+ * cells were compared and regressed (keys and reasons with their control
+ * bytes escaped).  Returns the number of regressed cells, or a negative
+ * DX_E* code with err filled when the baseline cannot be read (missing,
+ * not JSON, not a report of m->command, over 64 MiB or RS_MAX_CELLS). */
 int rs_compare_baseline(const rs_matrix *m, const char *path, double tolerance, FILE *out,
                         dx_err *err);
 
 /*
  * Reads a JSON report of m->command, as rs_write_json wrote it, into m,
  * whose dimensions and metrics the caller has set: every cell with each
- * repetition's figures (NaN for a metric the report lacks), and the
- * machine, build, params and environment objects (the summary is left to
- * the command, which computes it from the cells).  Returns 0, or a negative DX_E* code
- * with err filled (missing file, not JSON, not a report of m->command).
- * Free what it allocated with rs_free_report, also after a failure.
+ * repetition's figures (NaN for a metric the report lacks, null, or a
+ * number beyond a double's range), and the machine, build, params and
+ * environment objects (the summary is left to the command, which computes
+ * it from the cells).  A dimension's value longer than 511 bytes is read
+ * as "".  Returns 0, or a negative DX_E* code with err filled (missing
+ * file, not JSON, not a report of m->command, over 64 MiB, RS_MAX_CELLS
+ * or RS_MAX_REPETITIONS).  Free what it allocated with rs_free_report,
+ * also after a failure.
  */
 int rs_read_report(rs_matrix *m, const char *path, dx_err *err);
 /* Frees the cells and their repetitions, read or measured, and what

@@ -15,6 +15,11 @@
 #include "err.h"
 #include "strtab.h"
 
+/* An experiment file is a few hundred bytes of options.  Read whole, it
+ * is bounded, so that -c /dev/zero or a log given by mistake is refused
+ * at once instead of read until memory runs out. */
+enum { CONFIG_MAX = 1 << 20 };
+
 struct dx_config {
 	dx_config_item *items;
 	size_t n, cap;
@@ -197,7 +202,8 @@ static int member(struct loader *l)
 }
 
 /* Reads the whole file, so that a read error is told from a YAML one and a
- * reader error's offset can be turned into a line. */
+ * reader error's offset can be turned into a line: at most CONFIG_MAX
+ * bytes, and one more to tell a file that is larger. */
 static int slurp(const char *path, dx_buf *b, dx_err *err)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -205,11 +211,17 @@ static int slurp(const char *path, dx_buf *b, dx_err *err)
 		return dx__fail_sys(err, path, "cannot open");
 	int r = 0;
 	for (;;) {
+		if (b->len > CONFIG_MAX) {
+			r = dx__fail(err, DX_EFORMAT, 0, path, "experiment file larger than %d MiB",
+			             CONFIG_MAX >> 20);
+			break;
+		}
 		if (dx__buf_reserve(b, 1 << 16) < 0) {
 			r = dx__fail_nomem(err);
 			break;
 		}
-		ssize_t n = read(fd, b->p + b->len, b->cap - b->len);
+		size_t room = b->cap - b->len, want = CONFIG_MAX + 1 - b->len;
+		ssize_t n = read(fd, b->p + b->len, room < want ? room : want);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {

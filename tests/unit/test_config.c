@@ -189,6 +189,31 @@ int main(void)
 	refuses("a: &x 1\n*x : 2\n", DX_EFORMAT, "aliases are not supported", ":2");
 	refuses("a: \"x\\0y\"\n", DX_EFORMAT, "a value must not contain a NUL character", ":1: a");
 
+	/* A file is read up to 1 MiB: one larger (a log given by mistake, a
+	 * device that never ends) is refused, not read until memory runs out. */
+	{
+		size_t max = 1 << 20;
+		char *big = malloc(max + 2);
+		CHECK(big != NULL);
+		if (big) {
+			memset(big, ' ', max + 1);
+			memcpy(big, "a: 1\n#", 6);
+			big[max] = '\0';
+			c = loads(big);
+			CHECK_EQ(dx_config_count(c), 1);
+			dx_config_free(c);
+			big[max] = '\n';
+			big[max + 1] = '\0';
+			refuses(big, DX_EFORMAT, "experiment file larger than 1 MiB", "");
+			free(big);
+		}
+		dx_err zero = { 0 };
+		CHECK(dx_config_load("/dev/zero", &zero) == NULL);
+		CHECK_EQ(zero.code, DX_EFORMAT);
+		CHECK(strcmp(zero.what, "experiment file larger than 1 MiB") == 0);
+		CHECK(strcmp(zero.subject, "/dev/zero") == 0);
+	}
+
 	/* A file that cannot be read is a system error on its path. */
 	dx_err err = { 0 };
 	CHECK(dx_config_load(path("missing.yaml"), &err) == NULL);

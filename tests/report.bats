@@ -1,0 +1,144 @@
+#!/usr/bin/env bats
+# Reports read back (bench and pin-test's --from and --baseline) and
+# experiment files (-c) are input like any other: absurd figures give a
+# finite plot, a report of very many cells is refused or read in time and
+# memory that grow with it, and a file or value of any size gives a
+# message of one short line.  Reports are written here by python3, as
+# rs_write_json writes them, so no test measures anything.
+
+load helpers
+
+# Runs docdex with its arguments under a limit of $1 KiB of address space,
+# or without one under a checker (its shadow memory needs more).
+limited() {
+	local kib=$1
+	shift
+	[ -z "$CHECKER" ] || kib=unlimited
+	run --separate-stderr bash -c 'ulimit -v "$1" && shift && exec "$0" "$@"' "$DOCDEX" "$kib" "$@"
+}
+
+# A bench report: one cell per argument, "STRATEGY:WORKERS:SAMPLES_PER_S"
+# with SAMPLES_PER_S a JSON number (or null); two repetitions each.
+report() {
+	python3 - "$@" <<'EOF'
+import sys
+cells = []
+for spec in sys.argv[1:]:
+    s, w, v = spec.split(":")
+    cells.append('{"key": "%s/j%s/t1", "strategy": "%s", "workers": %s, "threads": 1, '
+                  '"status": "ok", "reason": "", "repetitions": [{"samples_per_s": %s, '
+                  '"pss_mib": 3.5}, {"samples_per_s": 1000, "pss_mib": 3.25}]}' % (s, w, s, w, v))
+print('{"report": "docdex bench", "format_version": 1, "cells": [\n%s\n]}' % ",\n".join(cells))
+EOF
+}
+
+@test "--plot of figures near a double's limit, denormal or out of range ends with a small SVG" {
+	report mmap:1:1.6e308 mmap:2:1000 pread:1:-1e308 pread:2:5e-324 stdio:1:1e999 stdio:2:null > r.json
+	# The gridlines were once drawn until ymax, which had overflowed to
+	# infinity: 445 MB of SVG in 5 s.
+	run --separate-stderr timeout 60 "$DOCDEX" bench --from r.json --plot p.svg -o t.csv -q
+	status_is 0
+	equals "$stderr" ""
+	(( $(stat -c %s p.svg) < 20000 ))
+	python3 -c 'import xml.etree.ElementTree as E; E.parse("p.svg")'
+	# The y axis of samples/s, in figures a person reads.
+	run python3 -c 'import re
+svg = open("p.svg").read()
+print(" ".join(re.findall(r"text-anchor=\"end\">([^<]*)<", svg)[:5]))'
+	equals "$output" "0 5e307 1e308 1.5e308 2e308"
+	# The table: the mean of 1.6e308 and 1000 as the median, not infinity;
+	# a number beyond a double's range read as none.
+	run --separate-stderr dx bench --from r.json --format csv
+	status_is 0
+	[[ ${lines[1]} == mmap/j1/t1,mmap,1,1,ok,,2,0,8e+307,1000,1.6e+308,* ]]
+	[[ ${lines[5]} == stdio/j1/t1,stdio,1,1,ok,,2,0,1000,1000,1000,* ]]
+	# Only values such as these: every coordinate is a short number.
+	run grep -cE '"[-0-9.]{12,}"' p.svg
+	equals "$output" 0
+}
+
+@test "a report of a million empty cells is refused in one line, within a memory limit" {
+	python3 -c 'import sys
+sys.stdout.write("{\"report\": \"docdex bench\", \"cells\": [" + ",".join(["{}"] * 1000000) + "]}")' > empty.json
+	# Read as cells of a 512-byte reason each, it once took 878 MB.
+	limited 400000 bench --from empty.json -q -o r.csv
+	status_is 1
+	equals "$output" ""
+	equals "$stderr" "docdex bench: report has more than 100000 cells: 'empty.json'"
+	[ ! -e r.csv ]
+	report mmap:1:1000 > r.json
+	limited 400000 bench --from r.json -q --baseline empty.json
+	status_is 1
+	equals "$stderr" "docdex bench: baseline has more than 100000 cells: 'empty.json'"
+	# A million repetitions in one cell likewise.
+	python3 -c 'import sys
+sys.stdout.write("{\"report\": \"docdex pin-test\", \"cells\": [{\"status\": \"ok\", \"repetitions\": [" + ",".join(["{}"] * 1000001) + "]}]}")' > reps.json
+	limited 400000 pin-test --from reps.json -q
+	status_is 1
+	equals "$stderr" "docdex pin-test: report has more than 1000000 repetitions: 'reps.json'"
+}
+
+@test "40000 cells are read, reported, plotted and compared with a baseline in time n log n" {
+	[ "$CHECKER" != valgrind ] || skip "too slow under valgrind"
+	# A line of its own for each cell (each thread count), a tick for each
+	# worker count: every pass over the cells that was quadratic (the
+	# fastest of each group, series, ticks, the baseline's cells) is met.
+	python3 -c 'import sys
+cells = ["{\"key\": \"mmap/j%d/t%d\", \"strategy\": \"mmap\", \"workers\": %d, \"threads\": %d, \"status\": \"ok\", \"repetitions\": [{\"samples_per_s\": %d, \"pss_mib\": 1}]}" % (i, i, i, i, 1000 + i) for i in range(1, 40001)]
+sys.stdout.write("{\"report\": \"docdex bench\", \"cells\": [\n" + ",\n".join(cells) + "\n]}\n")' > c.json
+	# Once over a minute; now a second or two.
+	run --separate-stderr timeout 40 "$DOCDEX" bench --from c.json --plot p.svg --baseline c.json \
+		-o r.json -q
+	status_is 0
+	equals "$output" ""
+	equals "$stderr" "compared 40000 cells with c.json: 0 regressed beyond 10%"
+	run python3 -c 'import json
+r = json.load(open("r.json"))
+print(len(r["cells"]), sum(c["fastest"] for c in r["cells"]))'
+	equals "$output" "40000 40000"
+	python3 -c 'import xml.etree.ElementTree as E; E.parse("p.svg")'
+}
+
+@test "-c /dev/zero is refused at 1 MiB in one line" {
+	local cmd
+	for cmd in bench pin-test; do
+		# Once read until memory ran out: held to 1 GB here, so that
+		# the old reader fails instead of taking the machine's.
+		limited 1000000 "$cmd" -c /dev/zero
+		status_is 2
+		equals "$output" ""
+		equals "$stderr" "docdex $cmd: experiment file larger than 1 MiB: '/dev/zero'"
+	done
+}
+
+@test "a bad value of any size in an experiment file gives a message of one short line" {
+	# 50 MB: beyond the size an experiment file may have.
+	python3 -c 'import sys
+sys.stdout.write("workers: 1\nworkload: " + "x" * 50000000 + "\n")' > huge.yaml
+	run --separate-stderr dx bench -c huge.yaml
+	status_is 2
+	equals "$stderr" "docdex bench: experiment file larger than 1 MiB: 'huge.yaml'"
+	# Within it, a value of 600,000 bytes is cut at 4 KiB, and its
+	# control bytes (a YAML escape may write any) are shown escaped.
+	python3 -c 'import sys
+sys.stdout.write("workload: \"\\e[31m" + "x" * 600000 + "\"\nstrategies: [mmap, \"" + "y" * 400000 + "\"]\n")' > big.yaml
+	run --separate-stderr dx bench -c big.yaml
+	status_is 2
+	(( ${#stderr} < 4300 ))
+	[[ $stderr != *$'\n'* ]]
+	[[ $stderr == "docdex bench: big.yaml:1: bad workload, give triples, random or scan: '\\x1b[31mxxxx"*"...' (see docdex bench --help)" ]]
+	sed -i 1d big.yaml
+	run --separate-stderr dx bench -c big.yaml
+	status_is 2
+	(( ${#stderr} < 4300 ))
+	[[ $stderr == "docdex bench: big.yaml:1: bad strategies, give memory, stdio, pread, mmap, gzip, bgzf or all: 'mmap,yyyy"*"...' (see docdex bench --help)" ]]
+}
+
+@test "a baseline comparison shows a report's keys and reasons with their control bytes escaped" {
+	python3 -c 'print("{\"report\": \"docdex bench\", \"cells\": [{\"key\": \"m\\u001b[2Jx/j1/t1\", \"strategy\": \"m\\u001b[2Jx\", \"workers\": 1, \"threads\": 1, \"status\": \"failed\", \"reason\": \"worker died\\nsignal 9\\u001b[0m\"}]}")' > now.json
+	report "m\\u001b[2Jx:1:1000" > base.json
+	run --separate-stderr dx bench --from now.json --baseline base.json -q
+	status_is 3
+	equals "$stderr" 'regressed: m\x1b[2Jx/j1/t1: was ok, now failed: worker died\x0asignal 9\x1b[0m
+compared 1 cell with base.json: 1 regressed beyond 10%'
+}
