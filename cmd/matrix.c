@@ -339,8 +339,12 @@ static int apply_config(const matrix_cmd *cmd, matrix_opts *b, const char *path)
 	int rc = 0;
 	for (size_t i = 0; i < dx_config_count(cfg) && rc == 0; i++) {
 		const dx_config_item *it = dx_config_item_at(cfg, i);
-		char place[TC_PATH + 32];
-		snprintf(place, sizeof place, "%s:%u", path, it->line);
+		/* The file and the key go into the message's text, where the
+		 * subject's escaping does not reach: escaped here. */
+		char place[TC_PATH + 32], shown[TC_PATH], key[128];
+		dx_escape(path, strlen(path), shown, sizeof shown);
+		dx_escape(it->key, strlen(it->key), key, sizeof key);
+		snprintf(place, sizeof place, "%s:%u", shown, it->line);
 		const struct option *o = find_key(options, it->key);
 		if (!o) {
 			char what[sizeof place + 32];
@@ -362,8 +366,8 @@ static int apply_config(const matrix_cmd *cmd, matrix_opts *b, const char *path)
 			v = abs;
 		}
 		if (it->is_list && o->val < MX_OPT_OWN && o->val != 'j' && o->val != MX_OPT_THREADS) {
-			char what[sizeof place + 64];
-			snprintf(what, sizeof what, "%s: %s takes one value, not a list", place, it->key);
+			char what[sizeof place + sizeof key + 32];
+			snprintf(what, sizeof what, "%s: %s takes one value, not a list", place, key);
 			rc = cli_usage_error(cmd->name, what, v);
 			break;
 		}

@@ -310,17 +310,26 @@ DX_MUST_CHECK int dx_corpus_fields(dx_corpus *c, const dx_fields *f, const dx_re
  * corpus, or both; or whole ID triples come from a file, in its order.
  * Input files may be gzipped.
  */
+typedef struct dx_sample_report dx_sample_report;
+
 typedef struct dx_sample_opts {
 	const char *queries;   /* qid TAB text, single-line "qid text", JSONL
 	                          (_id/id/qid and text/query/title/contents),
-	                          or TREC topics (<top> or <topic>) */
+	                          or TREC topics (<top> or <topic>); or NULL:
+	                          the queries are then the ids that the qrels
+	                          or triples name, with empty texts */
 	const char *qrels;     /* TREC "qid iter docid rel" or BEIR "qid docid
 	                          score" (with or without its header) */
-	const char *run;       /* TREC run "qid Q0 docid rank score tag", or NULL */
+	const char *run;       /* TREC run "qid Q0 docid rank score tag", or
+	                          MS MARCO run "qid TAB pid TAB rank" (told
+	                          from the first line), or NULL */
 	const char *triples;   /* ID triples "qid TAB pos TAB neg...": replaces
 	                          qrels and run */
 	double min_rel;        /* a judgement >= min_rel is a positive */
-	unsigned depth;        /* run: the top depth by score per query; 0 all */
+	unsigned depth;        /* run: each query's top depth lines, by score
+	                          (by rank for MS MARCO), ties in file order,
+	                          counting lines whose document is not in the
+	                          corpus; 0 all */
 	int exclude_judged;    /* no judged document as a negative, whatever its
 	                          relevance (positives are never negatives) */
 	int random;            /* draw negatives uniformly from the corpus */
@@ -332,20 +341,36 @@ typedef struct dx_sample_opts {
 	uint64_t epochs;       /* passes over the pairs (or triples file) when
 	                          count is 0; 0 means 1 */
 	uint64_t rank, world_size; /* this shard: triples n with n % world_size == rank */
-	int strict;            /* a bad input line is an error, not a count */
+	int strict;            /* a bad input line, or an input with the shape
+	                          of another kind of file, is an error, not a
+	                          count or a warning */
+	dx_progress_fn progress; /* when not NULL: called every 65536 input
+	                          lines read (done: lines so far, total: 0); a
+	                          non-zero return stops with DX_ECANCELED */
+	void *progress_ctx;
+	dx_sample_report *report; /* when not NULL: receives the report as
+	                          dx_sampler_open returns, also when it fails
+	                          (what was counted up to the failure) */
 } dx_sample_opts;
 
 /* What was wrong with the inputs, counted; with strict, the first is an error. */
 enum {
 	DX_SP_NO_TEXT,         /* a judgement or triple whose query has no text */
-	DX_SP_UNKNOWN_ID,      /* a judged, run or triple id not in the corpus */
+	DX_SP_UNKNOWN_ID,      /* a judged or triple id not in the corpus */
 	DX_SP_BAD_LINE,        /* a line with too few columns or a bad number */
 	DX_SP_DUP_QUERY,       /* a query id given twice in the queries (the
 	                          first text is kept) */
+	DX_SP_RUN_MISSING,     /* a run line within its query's top depth whose
+	                          document is not in the corpus: it keeps its
+	                          place in the ranking (no deeper line takes
+	                          it) and gives no negative */
 	DX_SP_KINDS
 };
 
-typedef struct dx_sample_report {
+/* At most this many shape warnings, one an input file. */
+enum { DX_SAMPLE_WARNINGS = 4 };
+
+struct dx_sample_report {
 	uint64_t queries;      /* query texts read */
 	uint64_t positives;    /* judgements at min_rel or above, kept */
 	uint64_t pairs;        /* (query, positive) pairs that are sampled */
@@ -355,28 +380,52 @@ typedef struct dx_sample_report {
 	                          whose length is not known in advance) */
 	uint64_t problems[DX_SP_KINDS];
 	char first[DX_SP_KINDS][512]; /* "FILE:LINE" of the first of each kind */
-} dx_sample_report;
+	/* Input files that have the shape of another kind of file (a TREC run
+	 * given as qrels, a run given as queries), read as given: what and
+	 * "FILE:LINE" of the line that shows it, as an error would say them. */
+	unsigned nwarnings;
+	dx_err warning[DX_SAMPLE_WARNINGS];
+};
 
 typedef struct dx_triple {
 	uint64_t n;            /* its number in the unsharded sequence */
 	const char *qid;       /* valid until the sampler is closed */
 	size_t qid_len;
-	const char *query;
+	const char *query;     /* "" without a queries file */
 	size_t query_len;
-	uint64_t pos;          /* the positive's position in the corpus */
+	uint64_t pos;          /* the positive: its position in the corpus, or
+	                          without a corpus a number for
+	                          dx_sampler_doc_id */
 	uint64_t *neg;         /* set by the caller: room for opts.negatives */
 	unsigned nneg;         /* negatives written */
 } dx_triple;
 
 typedef struct dx_sampler dx_sampler;
 
-/* Reads the inputs and prepares the sampling; the corpus must stay open
- * while the sampler is used.  Returns NULL with err filled on failure. */
+/*
+ * Reads the inputs and prepares the sampling; the corpus must stay open
+ * while the sampler is used.  c may be NULL when no random negatives are
+ * asked for: nothing is then checked against a corpus, and the documents
+ * are known by the ids the inputs name (dx_sampler_doc_id); the same seed
+ * gives the same triples as with a corpus that holds every id.  Returns
+ * NULL with err filled on failure.
+ */
 DX_MUST_CHECK dx_sampler *dx_sampler_open(dx_corpus *c, const dx_sample_opts *o, dx_err *err);
 
 /* The next triple of this shard: 1, 0 after the last one, or a negative
- * code (a triples file that cannot be read, or a bad line under strict). */
+ * code: a triples file that cannot be read, a bad line under strict, a
+ * triples file of which no line (of any shard) holds a triple to write
+ * (DX_EFORMAT), DX_ECANCELED when the progress callback asked to stop. */
 DX_MUST_CHECK int dx_sampler_next(dx_sampler *s, dx_triple *t, dx_err *err);
+
+/*
+ * The id of document doc of a triple (its pos or one of its neg): the
+ * corpus's id of the record, or without a corpus the id as the inputs
+ * named it.  Returns 0, or a negative code (a damaged index).  *id stays
+ * valid until the next call on s or on its corpus.
+ */
+DX_MUST_CHECK int dx_sampler_doc_id(dx_sampler *s, uint64_t doc, const char **id, size_t *len,
+                                    dx_err *err);
 
 /* What was read and counted so far. */
 const dx_sample_report *dx_sampler_report(const dx_sampler *s);
@@ -452,7 +501,9 @@ typedef struct dx_config dx_config;
  * Reads the file at path.  Returns NULL with err filled when it cannot be
  * read, is not YAML (err->subject "FILE:LINE"), is not one mapping, holds a
  * nested mapping or a list of lists (subject "FILE:LINE: KEY"), or gives
- * a key twice.  An empty file is an empty mapping.
+ * a key twice, or is larger than 1 MiB (DX_EFORMAT, "experiment file larger
+ * than 1 MiB": /dev/zero is no experiment).  An empty file is an empty
+ * mapping.
  */
 DX_MUST_CHECK dx_config *dx_config_load(const char *path, dx_err *err);
 size_t dx_config_count(const dx_config *c);

@@ -142,3 +142,23 @@ sys.stdout.write("workload: \"\\e[31m" + "x" * 600000 + "\"\nstrategies: [mmap, 
 	equals "$stderr" 'regressed: m\x1b[2Jx/j1/t1: was ok, now failed: worker died\x0asignal 9\x1b[0m
 compared 1 cell with base.json: 1 regressed beyond 10%'
 }
+
+@test "pin-test --from 96000 cells finds each cell's partner for its summary in time n log n" {
+	[ "$CHECKER" != valgrind ] || skip "too slow under valgrind"
+	# 48000 worker counts, each with and without buffers: each technique's
+	# summary pairs every cell with its partner, which was a pass over every
+	# cell for every cell.
+	python3 -c 'import sys
+cells = []
+for w in range(1, 48001):
+    for pin in ("none", "buffers"):
+        cells.append("{\"key\": \"%s/disk/warm/j%d/t1\", \"pin\": \"%s\", \"placement\": \"disk\", \"cache\": \"warm\", \"workers\": %d, \"threads\": 1, \"status\": \"ok\", \"repetitions\": [{\"samples_per_s\": %d, \"pss_mib\": 1}]}" % (pin, w, pin, w, 1000 + w + (pin == "buffers") * 10))
+sys.stdout.write("{\"report\": \"docdex pin-test\", \"cells\": [\n" + ",\n".join(cells) + "\n]}\n")' > p.json
+	run --separate-stderr timeout 60 "$DOCDEX" pin-test --from p.json -o r.json -q
+	status_is 0
+	run python3 -c 'import json
+r = json.load(open("r.json"))
+s = [t for t in r["summary"] if t["dimension"] == "pin"]
+print(len(r["cells"]), s[0]["technique"], s[0]["pairs"])'
+	equals "$output" "96000 pin buffers vs none 48000"
+}
