@@ -5,6 +5,10 @@
 #include "hash.h"
 #include "strtab.h"
 
+/* Strings are copied into chunks of this size (a longer one gets its own),
+ * which are never reallocated. */
+enum { CHUNK = 1 << 16 };
+
 static uint32_t slot_of(const dx_strtab *t, const char *s, size_t len)
 {
 	return (uint32_t)dx__hash64(s, len, 0) & (t->nslots - 1);
@@ -18,9 +22,7 @@ int64_t dx__strtab_find(const dx_strtab *t, const char *s, size_t len)
 		uint32_t v = t->slots[i];
 		if (!v)
 			return -1;
-		size_t n;
-		const char *p = dx__strtab_get(t, v - 1, &n);
-		if (n == len && memcmp(p, s, len) == 0)
+		if (t->len[v - 1] == len && memcmp(t->str[v - 1], s, len) == 0)
 			return v - 1;
 	}
 }
@@ -38,14 +40,41 @@ static int grow(dx_strtab *t)
 	t->slots = slots;
 	t->nslots = nslots;
 	for (uint32_t k = 0; k < t->n; k++) {
-		size_t n;
-		const char *p = dx__strtab_get(t, k, &n);
-		uint32_t i = slot_of(t, p, n);
+		uint32_t i = slot_of(t, t->str[k], t->len[k]);
 		while (t->slots[i])
 			i = (i + 1) & (nslots - 1);
 		t->slots[i] = k + 1;
 	}
 	return 0;
+}
+
+/* A copy of s that stays where it is, or NULL. */
+static const char *keep(dx_strtab *t, const char *s, size_t len)
+{
+	if (len == 0)
+		return "";
+	if (t->free_len < len) {
+		if (t->nchunks == t->capchunks) {
+			uint32_t c = t->capchunks ? t->capchunks * 2 : 16;
+			char **p = realloc(t->chunks, (size_t)c * sizeof *p);
+			if (!p)
+				return NULL;
+			t->chunks = p;
+			t->capchunks = c;
+		}
+		size_t size = len > CHUNK ? len : CHUNK;
+		char *chunk = malloc(size);
+		if (!chunk)
+			return NULL;
+		t->chunks[t->nchunks++] = chunk;
+		t->free_at = chunk;
+		t->free_len = size;
+	}
+	char *p = t->free_at;
+	memcpy(p, s, len);
+	t->free_at += len;
+	t->free_len -= len;
+	return p;
 }
 
 int dx__strtab_add(dx_strtab *t, const char *s, size_t len, uint32_t *idx)
@@ -55,23 +84,29 @@ int dx__strtab_add(dx_strtab *t, const char *s, size_t len, uint32_t *idx)
 		*idx = (uint32_t)found;
 		return 0;
 	}
-	if (t->n + 1 >= t->cap) {
+	if (len > UINT32_MAX)
+		return -1;
+	if (t->n == t->cap) {
 		if (t->cap >= UINT32_MAX / 2)
 			return -1;
 		uint32_t cap = t->cap ? t->cap * 2 : 1024;
-		uint64_t *off = realloc(t->off, (size_t)cap * sizeof *off);
-		if (!off)
+		const char **str = realloc(t->str, (size_t)cap * sizeof *str);
+		if (!str)
 			return -1;
-		t->off = off;
+		t->str = str;
+		uint32_t *ln = realloc(t->len, (size_t)cap * sizeof *ln);
+		if (!ln)
+			return -1;
+		t->len = ln;
 		t->cap = cap;
-		if (t->n == 0)
-			t->off[0] = 0;
 	}
 	if ((uint64_t)(t->n + 1) * 2 > t->nslots && grow(t) < 0)
 		return -1;
-	if (dx__buf_add(&t->pool, s, len) < 0)
+	const char *p = keep(t, s, len);
+	if (!p)
 		return -1;
-	t->off[t->n + 1] = t->pool.len;
+	t->str[t->n] = p;
+	t->len[t->n] = (uint32_t)len;
 	uint32_t i = slot_of(t, s, len);
 	while (t->slots[i])
 		i = (i + 1) & (t->nslots - 1);
@@ -82,8 +117,11 @@ int dx__strtab_add(dx_strtab *t, const char *s, size_t len, uint32_t *idx)
 
 void dx__strtab_free(dx_strtab *t)
 {
-	dx__buf_free(&t->pool);
-	free(t->off);
+	for (uint32_t i = 0; i < t->nchunks; i++)
+		free(t->chunks[i]);
+	free(t->chunks);
+	free(t->str);
+	free(t->len);
 	free(t->slots);
 	memset(t, 0, sizeof *t);
 }
