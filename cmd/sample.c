@@ -10,18 +10,23 @@
 
 static const char usage[] =
 	"usage: docdex sample [options] CORPUS_OR_INDEX\n"
+	"       docdex sample --format ids [options] [CORPUS_OR_INDEX]\n"
 	"\n"
 	"Write training triples (query, positive, negative) drawn from an indexed\n"
-	"corpus, the same for the same seed on any machine.\n"
+	"corpus, the same for the same seed on any machine.  --format ids needs no\n"
+	"corpus (then no id is checked, and --random cannot be given).\n"
 	"\n"
 	"Inputs (plain or gzipped):\n"
 	"      --queries FILE       query texts: qid TAB text, JSONL (BEIR queries.jsonl)\n"
-	"                           or TREC topics\n"
+	"                           or TREC topics (needed by tsv and jsonl)\n"
 	"      --qrels FILE         judgements: TREC qrels (qid iter docid rel) or BEIR\n"
 	"                           qrels (query-id corpus-id score)\n"
 	"      --min-rel N          a judgement of N or more is a positive (default: 1)\n"
-	"      --run FILE           negatives from a TREC run (qid Q0 docid rank score tag)\n"
-	"      --depth K            keep each query's top K run documents by score\n"
+	"      --run FILE           negatives from a run: TREC (qid Q0 docid rank score\n"
+	"                           tag) or MS MARCO (qid TAB pid TAB rank)\n"
+	"      --depth K            keep each query's top K run lines, by score (by rank\n"
+	"                           for MS MARCO), ties in file order; lines of\n"
+	"                           documents not in the corpus keep their place\n"
 	"                           (default: all)\n"
 	"      --exclude-judged     no judged document is a negative, whatever its\n"
 	"                           relevance (positives never are)\n"
@@ -48,7 +53,8 @@ static const char usage[] =
 	"      --seed S             the seed of the draws (default: 0)\n"
 	"      --rank R             this process's shard, 0 to W-1 (default: $RANK, or 0)\n"
 	"      --world-size W       number of shards (default: $WORLD_SIZE, or 1)\n"
-	"      --strict             stop at the first bad input line, instead of\n"
+	"      --strict             stop at the first bad input line, or at an input\n"
+	"                           shaped like another kind of file, instead of\n"
 	"                           counting bad lines in a summary on stderr\n"
 	"      --stats              print what was read and written to stderr\n"
 	"  -h, --help               show this help\n";
@@ -91,13 +97,15 @@ enum { FMT_TSV, FMT_IDS, FMT_JSONL };
 enum { BATCH = 1024 };
 
 typedef struct sampler_cli {
-	dx_corpus *c;
+	dx_corpus *c;         /* NULL with --format ids and no corpus */
 	dx_sampler *s;
 	dx_fields *fields;
 	out o;
 	int format;
 	int lists;            /* jsonl: negatives as lists (--negatives given) */
+	int strict;
 	unsigned k;           /* negatives per triple */
+	unsigned depth;
 	dx_err err;
 	dx_triple *t;         /* the batch */
 	uint64_t *neg;        /* BATCH * k negatives */
@@ -106,25 +114,27 @@ typedef struct sampler_cli {
 	uint64_t written;
 } sampler_cli;
 
-/* A document's id, or its text fields. */
-static int doc(sampler_cli *x, const dx_record *rec, int want_id, int json)
+/* Document i of a triple (0 the positive, then the negatives): its id, or
+ * its text fields from rec. */
+static int doc(sampler_cli *x, const dx_triple *t, unsigned i, const dx_record *rec, int want_id, int json)
 {
 	const char *s;
 	size_t n;
-	int r = want_id ? dx_corpus_id(x->c, rec->pos, &s, &n, &x->err)
+	int r = want_id ? dx_sampler_doc_id(x->s, i ? t->neg[i - 1] : t->pos, &s, &n, &x->err)
 	                : dx_corpus_fields(x->c, x->fields, rec, &s, &n, &x->err);
 	if (r < 0)
 		return r;
 	return json ? out_json_string(&x->o, s, n) : out_tsv_field(&x->o, s, n);
 }
 
+/* r: the triple's records, read in flush; NULL for ids without a corpus. */
 static int emit_tsv(sampler_cli *x, const dx_triple *t, const dx_record *r)
 {
 	int ids = x->format == FMT_IDS;
 	if (ids ? out_tsv_field(&x->o, t->qid, t->qid_len) : out_tsv_field(&x->o, t->query, t->query_len))
 		return -1;
 	for (unsigned i = 0; i <= t->nneg; i++)
-		if (out_char(&x->o, '\t') || doc(x, &r[i], ids, 0))
+		if (out_char(&x->o, '\t') || doc(x, t, i, r ? &r[i] : NULL, ids, 0))
 			return -1;
 	return out_char(&x->o, '\n');
 }
@@ -135,7 +145,7 @@ static int json_negatives(sampler_cli *x, const dx_triple *t, const dx_record *r
 	if (x->lists && out_char(&x->o, '['))
 		return -1;
 	for (unsigned i = 1; i <= t->nneg; i++)
-		if ((i > 1 && out_char(&x->o, ',')) || doc(x, &r[i], ids, 1))
+		if ((i > 1 && out_char(&x->o, ',')) || doc(x, t, i, &r[i], ids, 1))
 			return -1;
 	return x->lists ? out_char(&x->o, ']') : 0;
 }
@@ -144,64 +154,56 @@ static int emit_jsonl(sampler_cli *x, const dx_triple *t, const dx_record *r)
 {
 	return out_write(&x->o, "{\"qid\":", 7) || out_json_string(&x->o, t->qid, t->qid_len) ||
 	       out_write(&x->o, ",\"query\":", 9) || out_json_string(&x->o, t->query, t->query_len) ||
-	       out_write(&x->o, ",\"pos_id\":", 10) || doc(x, &r[0], 1, 1) ||
-	       out_write(&x->o, ",\"pos\":", 7) || doc(x, &r[0], 0, 1) ||
+	       out_write(&x->o, ",\"pos_id\":", 10) || doc(x, t, 0, &r[0], 1, 1) ||
+	       out_write(&x->o, ",\"pos\":", 7) || doc(x, t, 0, &r[0], 0, 1) ||
 	       out_write(&x->o, ",\"neg_id\":", 10) || json_negatives(x, t, r, 1) ||
 	       out_write(&x->o, ",\"neg\":", 7) || json_negatives(x, t, r, 0) ||
 	       out_write(&x->o, "}\n", 2);
 }
 
-/* Reads the documents of n triples together and prints the triples.
- * Returns 0, 1 once output can go nowhere, or -1 on a library error. */
+/* Reads the documents of n triples together (when there is a corpus) and
+ * prints the triples.  Returns 0, 1 once output can go nowhere, or a
+ * negative code on a library error. */
 static int flush(sampler_cli *x, size_t n)
 {
 	size_t per = 1 + x->k, m = 0;
-	for (size_t i = 0; i < n; i++) {
-		x->pos[m++] = x->t[i].pos;
-		for (unsigned j = 0; j < x->k; j++)
-			x->pos[m++] = x->t[i].neg[j];
+	int r;
+	if (x->c) {
+		for (size_t i = 0; i < n; i++) {
+			x->pos[m++] = x->t[i].pos;
+			for (unsigned j = 0; j < x->k; j++)
+				x->pos[m++] = x->t[i].neg[j];
+		}
+		if ((r = dx_corpus_records(x->c, x->pos, m, x->recs, &x->err)) < 0 ||
+		    (r = dx_corpus_check_ids(x->c, x->recs, m, &x->err)) < 0)
+			return r;
 	}
-	if (dx_corpus_records(x->c, x->pos, m, x->recs, &x->err) < 0 ||
-	    dx_corpus_check_ids(x->c, x->recs, m, &x->err) < 0)
-		return -1;
 	for (size_t i = 0; i < n; i++) {
 		x->err.code = 0;
-		int r = x->format == FMT_JSONL ? emit_jsonl(x, &x->t[i], &x->recs[i * per])
-		                               : emit_tsv(x, &x->t[i], &x->recs[i * per]);
+		const dx_record *rec = x->c ? &x->recs[i * per] : NULL;
+		r = x->format == FMT_JSONL ? emit_jsonl(x, &x->t[i], rec) : emit_tsv(x, &x->t[i], rec);
 		if (r)
-			return x->err.code ? -1 : 1;
+			return x->err.code ? x->err.code : 1;
 		x->written++;
 	}
 	return 0;
 }
 
-/* Writes every triple of this shard.  Returns an exit status. */
-static int run(sampler_cli *x)
-{
-	for (;;) {
-		size_t n = 0;
-		int r = 0;
-		while (n < BATCH && (r = dx_sampler_next(x->s, &x->t[n], &x->err)) == 1)
-			n++;
-		if (r < 0)
-			return cli_lib_failure("sample", r, &x->err);
-		if (n && (r = flush(x, n)) != 0)
-			return r < 0 ? cli_lib_failure("sample", r, &x->err) : EXIT_OK;
-		if (n < BATCH)
-			return EXIT_OK;
-		if (cli_interrupted())
-			return EXIT_INTERRUPTED;
-	}
-}
-
 /* One line on stderr for what was skipped, when anything was. */
-static void summary(const dx_sample_report *rep)
+static void summary(const sampler_cli *x, const dx_sample_report *rep)
 {
-	static const char *const what[DX_SP_KINDS] = {
+	char missing[100];
+	if (x->depth)
+		snprintf(missing, sizeof missing, "run lines in a query's top %u naming an id not in the corpus",
+		         x->depth);
+	else
+		snprintf(missing, sizeof missing, "run lines naming an id not in the corpus");
+	const char *const what[DX_SP_KINDS] = {
 		[DX_SP_NO_TEXT] = "lines naming a query without a text",
 		[DX_SP_UNKNOWN_ID] = "lines naming an id not in the corpus",
 		[DX_SP_BAD_LINE] = "malformed lines",
 		[DX_SP_DUP_QUERY] = "repeated query ids",
+		[DX_SP_RUN_MISSING] = missing,
 	};
 	char line[4096];
 	size_t n = 0;
@@ -213,7 +215,45 @@ static void summary(const dx_sample_report *rep)
 		n += (size_t)snprintf(line + n, sizeof line - n, "%s(query, positive) pairs without a negative to draw: %llu",
 		                      n ? ", " : "", (unsigned long long)rep->no_negative);
 	if (n)
-		fprintf(stderr, "docdex sample: skipped: %s; --strict stops at the first bad line\n", line);
+		fprintf(stderr, "docdex sample: skipped: %s%s\n", line,
+		        x->strict ? "" : "; --strict stops at the first bad line");
+}
+
+/* An input shaped like another kind of file, one line each. */
+static void warnings(const dx_sample_report *rep)
+{
+	for (unsigned i = 0; i < rep->nwarnings && i < DX_SAMPLE_WARNINGS; i++)
+		cli_lib_error("sample", &rep->warning[i]);
+}
+
+/* Writes every triple of this shard.  Returns 0 or a library code, with
+ * x->err filled, or 1 once output can go nowhere. */
+static int run(sampler_cli *x)
+{
+	for (;;) {
+		if (cli_interrupted())
+			return DX_ECANCELED;
+		size_t n = 0;
+		int r = 0;
+		while (n < BATCH && (r = dx_sampler_next(x->s, &x->t[n], &x->err)) == 1)
+			n++;
+		if (r < 0)
+			return r;
+		if (n && (r = flush(x, n)) != 0)
+			return r;
+		if (n < BATCH)
+			return 0;
+	}
+}
+
+/* The progress callback of the sampler: reading a long triples file of
+ * bad lines, or of another shard's, stops when a signal came. */
+static int stop_requested(void *ctx, uint64_t done, uint64_t total)
+{
+	(void)ctx;
+	(void)done;
+	(void)total;
+	return cli_interrupted();
 }
 
 static void stats(const sampler_cli *x)
@@ -232,8 +272,11 @@ static int env_number(const char *name, uint64_t *v)
 	const char *s = getenv(name);
 	if (!s || !*s)
 		return 0;
-	if (cli_parse_u64(s, v) < 0)
-		return cli_usage_error("sample", "bad number in the environment", name);
+	if (cli_parse_u64(s, v) < 0) {
+		char shown[CLI_SUBJECT_MAX];
+		snprintf(shown, sizeof shown, "%s=%s", name, s);
+		return cli_usage_error("sample", "bad number in the environment", shown);
+	}
 	return 0;
 }
 
@@ -325,19 +368,28 @@ int cmd_sample(int argc, char **argv)
 			return cli_bad_option("sample", argv, c);
 		}
 	}
-	if (optind >= argc)
-		return cli_usage_error("sample", "no corpus or index given", NULL);
 	if (optind + 1 < argc)
 		return cli_usage_error("sample", "one corpus or index only", argv[optind + 1]);
-	const char *corpus = argv[optind];
+	const char *corpus = optind < argc ? argv[optind] : NULL;
+	/* The ids need no corpus; texts and random negatives do. */
+	if (!corpus && x.format != FMT_IDS)
+		return cli_usage_error("sample", "no corpus or index given (only --format ids needs none)", NULL);
+	if (!corpus && so.random)
+		return cli_usage_error("sample", "--random draws from a corpus: give one", NULL);
 	/* torchrun and other launchers say which process this is. */
 	if ((!rank_given && env_number("RANK", &so.rank)) ||
 	    (!world_given && env_number("WORLD_SIZE", &so.world_size)))
 		return EXIT_USAGE;
-	if (so.world_size == 0 || so.rank >= so.world_size)
-		return cli_usage_error("sample", "the rank must be below the world size", NULL);
-	if (!so.queries)
-		return cli_usage_error("sample", "no --queries given", NULL);
+	if (so.world_size == 0 || so.rank >= so.world_size) {
+		/* Say the values and where each came from. */
+		char given[120];
+		snprintf(given, sizeof given, "%s%llu, %s%llu", rank_given ? "--rank " : "RANK=",
+		         (unsigned long long)so.rank, world_given ? "--world-size " : "WORLD_SIZE=",
+		         (unsigned long long)so.world_size);
+		return cli_usage_error("sample", "the rank must be below the world size", given);
+	}
+	if (!so.queries && x.format != FMT_IDS)
+		return cli_usage_error("sample", "no --queries given (only --format ids needs none)", NULL);
 	if (so.triples && (so.qrels || so.run || so.random || pair_opts))
 		return cli_usage_error("sample", "--triples takes no --qrels, --run, --random, --min-rel, "
 		                                 "--depth, --exclude-judged or --run-ratio", NULL);
@@ -348,20 +400,40 @@ int cmd_sample(int argc, char **argv)
 	if (so.count && so.epochs)
 		return cli_usage_error("sample", "give --count or --epochs, not both", NULL);
 	x.k = so.negatives;
+	x.strict = so.strict;
+	x.depth = so.depth;
 
-	int status = EXIT_FAIL;
+	int status = EXIT_FAIL, r;
 	dx_output *f = NULL;
-	if (!(x.c = dx_corpus_open(corpus, &x.err)))
+	dx_sample_report rep;
+	so.report = &rep;
+	so.progress = stop_requested;
+	if (corpus && !(x.c = dx_corpus_open(corpus, &x.err)))
 		goto failed;
-	if (!(x.fields = dx_fields_parse(x.c, field, &x.err))) {
+	/* Nothing this command reads may be replaced by its output. */
+	const char *const inputs[] = { so.queries, so.qrels, so.run, so.triples };
+	if (cli_check_output("sample", output, inputs, sizeof inputs / sizeof *inputs, x.c) != EXIT_OK)
+		goto done;
+	if (x.c && !(x.fields = dx_fields_parse(x.c, field, &x.err))) {
 		status = EXIT_USAGE;
 		goto failed;
 	}
-	if (!(x.s = dx_sampler_open(x.c, &so, &x.err)))
-		goto failed;
-	/* From here an interrupt stops the output cleanly (reading the inputs
-	 * writes nothing, so a signal may end it as it would any process). */
+	/* From here an interrupt stops the command cleanly: the sampler's
+	 * readers ask stop_requested every 65536 lines, and a read that the
+	 * signal interrupts (a FIFO, a pipe) fails with it. */
 	cli_catch_signals();
+	x.s = dx_sampler_open(x.c, &so, &x.err);
+	warnings(&rep);
+	if (!x.s && (x.err.code == DX_ECANCELED || cli_interrupted())) {
+		cli_error("sample", "interrupted", output);
+		status = EXIT_INTERRUPTED;
+		goto done;
+	}
+	if (!x.s) {
+		cli_lib_error("sample", &x.err);
+		summary(&x, &rep);
+		goto done;
+	}
 	if (output && !(f = dx_output_open(output, &x.err))) {
 failed:
 		cli_lib_error("sample", &x.err);
@@ -377,16 +449,25 @@ failed:
 	}
 	for (size_t i = 0; i < BATCH; i++)
 		x.t[i].neg = x.neg + i * x.k;
-	status = run(&x);
-	if (status == EXIT_INTERRUPTED)
+	r = run(&x);
+	/* A signal may surface as a library error (a read that it
+	 * interrupted): the interrupt is what happened. */
+	if (r < 0 && (r == DX_ECANCELED || cli_interrupted())) {
 		cli_error("sample", "interrupted", output);
+		status = EXIT_INTERRUPTED;
+	} else if (r < 0) {
+		cli_lib_error("sample", &x.err);
+		status = EXIT_FAIL;
+	} else {
+		status = EXIT_OK;
+	}
 	if (out_close(&x.o) < 0) {
 		/* With -o, the file is what could not be written, not stdout. */
 		if (output)
 			cli_sys_error("sample", "cannot write output", output, x.o.error);
 		else
 			cli_output_error("sample", x.o.error);
-		status = EXIT_FAIL;
+		status = status == EXIT_INTERRUPTED ? status : EXIT_FAIL;
 	}
 	if (status == EXIT_OK && f) {
 		dx_output *g = f;
@@ -396,8 +477,8 @@ failed:
 			status = EXIT_FAIL;
 		}
 	}
-	if (status == EXIT_OK)
-		summary(dx_sampler_report(x.s));
+	if (status != EXIT_INTERRUPTED)
+		summary(&x, dx_sampler_report(x.s));
 	if (show_stats && x.s)
 		stats(&x);
 done:

@@ -3,6 +3,11 @@
  * split on any run of blanks, the iter column ignored whatever it holds
  * (0, Q0, 4.5); BEIR qrels are "query-id corpus-id score" after a header
  * line.  Lines starting with '#' are comments (trec_eval accepts them).
+ *
+ * The (query, positive) pairs are kept in the order of their lines, not of
+ * the query or document numbers: those differ between a corpus (positions)
+ * and none (ids numbered as named), and between a queries file and none,
+ * and the same seed must give the same triples either way.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +21,12 @@ typedef struct judgement {
 	uint32_t q;
 	int positive;
 } judgement;
+
+static int by_line(const void *a, const void *b)
+{
+	const judgement *x = a, *y = b;
+	return x->line < y->line ? -1 : x->line > y->line;
+}
 
 static int by_query_doc(const void *a, const void *b)
 {
@@ -38,14 +49,19 @@ static int read_judgements(dx_sampler *s, judgement **out, size_t *nout, uint64_
 	judgement *j = NULL;
 	size_t n = 0, cap = 0;
 	int first = 1;
+	dx_shape shape = { .input = DX_INPUT_QRELS };
 	char *line;
 	size_t len;
 	while ((r = dx__textfile_next(&t, &line, &len, err)) == 1) {
+		if ((r = dx__sample_tick(s, &t, err)) < 0)
+			break;
 		char *f[4];
 		size_t fl[4];
 		int nf = dx__split_blanks(line, len, f, fl, 4);
 		if (nf == 0 || *f[0] == '#')
 			continue;
+		if (!shape.done && (r = dx__shape_line(s, &shape, &t, line, len, err)) < 0)
+			break;
 		int was_first = first;
 		first = 0;
 		if (nf < 3) {
@@ -67,8 +83,10 @@ static int read_judgements(dx_sampler *s, judgement **out, size_t *nout, uint64_
 		}
 		if (rel >= s->o.min_rel)
 			(*positives)++;
-		int64_t q = dx__strtab_find(&s->q.ids, f[0], fl[0]);
-		if (q < 0) {
+		uint32_t q;
+		if ((r = dx__sample_query(s, f[0], fl[0], &q, err)) < 0)
+			break;
+		if (r == 0) {
 			r = dx__sample_problem(s, DX_SP_NO_TEXT, &t, err, "query without a text: '%.*s'",
 			                       (int)(fl[0] > 200 ? 200 : fl[0]), f[0]);
 			if (r < 0)
@@ -96,8 +114,10 @@ static int read_judgements(dx_sampler *s, judgement **out, size_t *nout, uint64_
 			j = nj;
 			cap = c;
 		}
-		j[n++] = (judgement){ .pos = pos, .line = t.line, .q = (uint32_t)q, .positive = rel >= s->o.min_rel };
+		j[n++] = (judgement){ .pos = pos, .line = t.line, .q = q, .positive = rel >= s->o.min_rel };
 	}
+	if (r == 0)
+		r = dx__shape_end(s, &shape, &t, err);
 	dx__textfile_close(&t);
 	if (r < 0) {
 		free(j);
@@ -137,19 +157,25 @@ int dx__qrels_load(dx_sampler *s, dx_err *err)
 		free(j);
 		return dx__fail_nomem(err);
 	}
-	size_t ne = 0;
+	size_t ne = 0, np = 0;
 	for (size_t i = 0; i < m; i++) {
-		if (j[i].positive) {
-			s->pair_q[s->npairs] = j[i].q;
-			s->pair_doc[s->npairs++] = j[i].pos;
-		}
 		if (j[i].positive || s->o.exclude_judged) {
 			s->excl[ne++] = j[i].pos;
 			s->excl_at[j[i].q + 1]++;
 		}
+		if (j[i].positive)
+			j[np++] = j[i];
 	}
 	for (uint32_t q = 0; q < nq; q++)
 		s->excl_at[q + 1] += s->excl_at[q];
+	/* The pairs in the order of their lines (see the top of the file). */
+	if (np > 1)
+		qsort(j, np, sizeof *j, by_line);
+	for (size_t i = 0; i < np; i++) {
+		s->pair_q[i] = j[i].q;
+		s->pair_doc[i] = j[i].pos;
+	}
+	s->npairs = np;
 	free(j);
 	s->rep.positives = s->npairs;
 	if (s->npairs == 0)

@@ -13,16 +13,17 @@
 #include "json.h"
 #include "sample.h"
 
-static int add(dx_sampler *s, const dx_textfile *t, const char *id, size_t idlen, const char *text,
-               size_t textlen, dx_err *err)
+int dx__queries_add(dx_sampler *s, const char *id, size_t idlen, const char *text, size_t textlen,
+                    uint32_t *idx, dx_err *err)
 {
 	dx_queries *q = &s->q;
 	uint32_t i;
 	int r = dx__strtab_add(&q->ids, id, idlen, &i);
 	if (r < 0)
 		return dx__fail_nomem(err);
+	*idx = i;
 	if (r == 0)
-		return dx__sample_problem(s, DX_SP_DUP_QUERY, t, err, "query id given twice");
+		return 0;
 	if (i + 1 >= q->cap) {
 		uint32_t cap = q->cap ? q->cap * 2 : 1024;
 		uint64_t *off = realloc(q->text_off, (size_t)cap * sizeof *off);
@@ -35,6 +36,19 @@ static int add(dx_sampler *s, const dx_textfile *t, const char *id, size_t idlen
 		return dx__fail_nomem(err);
 	q->text_off[i] = q->text.len - textlen;
 	q->text_off[i + 1] = q->text.len;
+	return 1;
+}
+
+/* A query of the file: a repeated id keeps its first text, counted. */
+static int add(dx_sampler *s, const dx_textfile *t, const char *id, size_t idlen, const char *text,
+               size_t textlen, dx_err *err)
+{
+	uint32_t i;
+	int r = dx__queries_add(s, id, idlen, text, textlen, &i, err);
+	if (r < 0)
+		return r;
+	if (r == 0)
+		return dx__sample_problem(s, DX_SP_DUP_QUERY, t, err, "query id given twice");
 	s->rep.queries++;
 	return 0;
 }
@@ -231,12 +245,17 @@ int dx__queries_load(dx_sampler *s, dx_err *err)
 		return r;
 	enum { UNKNOWN, LINES, JSON, TOPICS } kind = UNKNOWN;
 	dx_buf scratch = { 0 }, all = { 0 };
+	dx_shape shape = { .input = DX_INPUT_QUERIES };
 	char *line;
 	size_t len;
 	while (r >= 0 && (r = dx__textfile_next(&t, &line, &len, err)) == 1) {
+		if ((r = dx__sample_tick(s, &t, err)) < 0)
+			break;
 		const char *p = line;
 		size_t n = len;
 		trim(&p, &n);
+		if (n && !shape.done && (r = dx__shape_line(s, &shape, &t, line, len, err)) < 0)
+			break;
 		if (kind == UNKNOWN && n)
 			kind = *p == '{' ? JSON : *p == '<' ? TOPICS : LINES;
 		if (kind == TOPICS) {

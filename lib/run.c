@@ -1,24 +1,39 @@
 /*
- * run.c: negatives for sample from a TREC run, "qid Q0 docid rank score tag"
- * (columns after the tag are ignored, as trec_eval does).  Each query keeps
- * its top depth documents by score, ties in file order; then its positives,
- * or all its judged documents, are left out.
+ * run.c: negatives for sample from a run: TREC "qid Q0 docid rank score
+ * tag" (columns after the tag are ignored, as trec_eval does) or MS MARCO
+ * "qid TAB pid TAB rank" (rank 1 best, no score), told from the first line.
+ * Each query keeps the top depth lines of the run, by score (a TREC run)
+ * or by rank (MS MARCO), ties in file order; then its positives, or all
+ * its judged documents, are left out.
+ *
+ * The top depth is the run's: a line whose document is not in the corpus
+ * keeps its place in it, so that no deeper line takes it (a judged subset
+ * of a corpus would else give negatives from far below the depth asked
+ * for), and is counted, with the first such line, when it is inside.
  *
  * Runs are written a query at a time, so the lines of one query are ranked
  * as a block and only the kept documents stay in memory, 8 bytes each.  A
  * run whose queries come back in later blocks is read a second time,
  * keeping the scores too, and each query is ranked again over all of its
- * blocks at the end.
+ * blocks at the end.  A document that is not in the corpus takes its slot
+ * in both: while a block is read it stands for its line; in the second
+ * reading the missing ones a block keeps are copied out, and only those
+ * that the final ranking keeps are counted.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "err.h"
 #include "sample.h"
 
+/* A document not in the corpus: the rest of pos numbers its line in the
+ * block's (or, once kept, the loader's) table of missing lines. */
+#define MISSING (UINT64_C(1) << 63)
+
 typedef struct entry {
 	uint64_t pos;
-	double score;
+	double score;         /* higher is better: a score, or minus a rank */
 	uint64_t seq;         /* file order */
 } entry;
 
@@ -27,11 +42,26 @@ typedef struct block {
 	uint64_t start, n;    /* in the kept arrays */
 } block;
 
+/* A line whose document is not in the corpus: where, and its id. */
+typedef struct missing {
+	uint64_t line;
+	size_t off, len;      /* the id in a pool */
+} missing;
+
+typedef struct missing_list {
+	missing *m;
+	size_t n, cap;
+	dx_buf ids;
+} missing_list;
+
 typedef struct loader {
 	dx_sampler *s;
+	const char *path;
 	entry *cur;           /* the lines of the block being read */
 	size_t ncur, capcur;
 	uint32_t cur_q;
+	missing_list cur_miss; /* the missing lines of that block */
+	missing_list kept_miss; /* the missing lines kept (second reading) */
 	uint64_t *pos;        /* kept candidates, block after block */
 	double *score;        /* and their scores, with keep_scores */
 	int keep_scores;
@@ -40,6 +70,10 @@ typedef struct loader {
 	size_t nblocks, capblocks;
 	int repeated;         /* a query came back in a later block */
 	unsigned char *seen;  /* queries that had a block */
+	/* Missing documents inside a top depth: how many, and the first. */
+	uint64_t miss_n, miss_line;
+	char miss_id[201];
+	size_t miss_id_len;
 } loader;
 
 static int by_rank(const void *a, const void *b)
@@ -50,9 +84,64 @@ static int by_rank(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-/* Ranks entries e[0..n), keeps the top depth, appends them as a block of q.
- * Returns 1, without scores, when q had a block already. */
-static int keep(loader *l, uint32_t q, entry *e, size_t n, dx_err *err)
+static int add_missing(missing_list *ml, uint64_t line, const char *id, size_t len, uint64_t *idx,
+                       dx_err *err)
+{
+	if (ml->n == ml->cap) {
+		size_t c = ml->cap ? ml->cap * 2 : 256;
+		missing *p = realloc(ml->m, c * sizeof *p);
+		if (!p)
+			return dx__fail_nomem(err);
+		ml->m = p;
+		ml->cap = c;
+	}
+	if (dx__buf_add(&ml->ids, id, len) < 0)
+		return dx__fail_nomem(err);
+	ml->m[ml->n] = (missing){ .line = line, .off = ml->ids.len - len, .len = len };
+	*idx = ml->n++;
+	return 0;
+}
+
+static void free_missing(missing_list *ml)
+{
+	free(ml->m);
+	dx__buf_free(&ml->ids);
+	memset(ml, 0, sizeof *ml);
+}
+
+/* A missing document inside a top depth: counted, the first line kept. */
+static void note_missing(loader *l, const missing_list *ml, uint64_t idx)
+{
+	const missing *m = &ml->m[idx];
+	if (l->miss_n++ == 0 || m->line < l->miss_line) {
+		l->miss_line = m->line;
+		l->miss_id_len = m->len < sizeof l->miss_id - 1 ? m->len : sizeof l->miss_id - 1;
+		/* An empty pool (ids of no bytes) has no buffer at all. */
+		if (l->miss_id_len)
+			memcpy(l->miss_id, ml->ids.p + m->off, l->miss_id_len);
+	}
+}
+
+/* Counts the missing documents found inside a top depth (the first is
+ * the error under strict).  Returns 0 or the error code. */
+static int report_missing(loader *l, dx_err *err)
+{
+	if (!l->miss_n)
+		return 0;
+	uint64_t n = l->miss_n;
+	l->miss_n = 0;
+	return dx__sample_problems(l->s, DX_SP_RUN_MISSING, l->path, l->miss_line, n, err,
+	                           "run id not in the corpus: '%.*s'", (int)l->miss_id_len, l->miss_id);
+}
+
+/*
+ * Ranks entries e[0..n), keeps the top depth, appends them as a block of q.
+ * Returns 1, without scores, when q had a block already.  The missing
+ * documents kept are counted and dropped in a first reading, whose ranking
+ * of the block is final; in a second one (from_read, with scores), they
+ * are copied out of the block's table to be ranked again with the others.
+ */
+static int keep(loader *l, uint32_t q, entry *e, size_t n, int from_read, dx_err *err)
 {
 	if (l->seen[q]) {
 		l->repeated = 1;
@@ -63,6 +152,25 @@ static int keep(loader *l, uint32_t q, entry *e, size_t n, dx_err *err)
 	qsort(e, n, sizeof *e, by_rank);
 	if (l->s->o.depth && n > l->s->o.depth)
 		n = l->s->o.depth;
+	size_t m = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (e[i].pos & MISSING) {
+			uint64_t idx = e[i].pos & ~MISSING;
+			if (!l->keep_scores) {
+				note_missing(l, &l->cur_miss, idx);
+				continue;
+			}
+			if (from_read) {
+				const missing *mi = &l->cur_miss.m[idx];
+				int r = add_missing(&l->kept_miss, mi->line, l->cur_miss.ids.p + mi->off, mi->len, &idx, err);
+				if (r < 0)
+					return r;
+				e[i].pos = MISSING | idx;
+			}
+		}
+		e[m++] = e[i];
+	}
+	n = m;
 	if (l->n + n > l->cap) {
 		uint64_t cap = l->cap ? l->cap : 1 << 16;
 		while (cap < l->n + n)
@@ -114,8 +222,10 @@ static int add_entry(loader *l, entry e, dx_err *err)
 
 static int end_block(loader *l, dx_err *err)
 {
-	int r = l->ncur ? keep(l, l->cur_q, l->cur, l->ncur, err) : 0;
+	int r = l->ncur ? keep(l, l->cur_q, l->cur, l->ncur, 1, err) : 0;
 	l->ncur = 0;
+	l->cur_miss.n = 0;
+	l->cur_miss.ids.len = 0;
 	return r;
 }
 
@@ -143,7 +253,7 @@ static int merge_blocks(loader *l, dx_err *err)
 				r = add_entry(l, (entry){ l->pos[at], l->score[at], l->ncur }, err);
 			}
 		if (r == 0)
-			r = keep(&m, l->blocks[i].q, l->cur, l->ncur, err);
+			r = keep(&m, l->blocks[i].q, l->cur, l->ncur, 0, err);
 		i = k;
 	}
 	free(l->pos);
@@ -158,7 +268,8 @@ static int merge_blocks(loader *l, dx_err *err)
 	return r;
 }
 
-/* Leaves out the excluded documents and packs the blocks to the front. */
+/* Leaves out the excluded documents, and counts the missing ones that the
+ * final ranking kept, and packs the blocks to the front. */
 static int finish(loader *l, dx_err *err)
 {
 	dx_sampler *s = l->s;
@@ -173,7 +284,9 @@ static int finish(loader *l, dx_err *err)
 		s->cand_at[bl->q] = w;
 		for (uint64_t x = 0; x < bl->n; x++) {
 			uint64_t pos = l->pos[bl->start + x];
-			if (!dx__sample_excluded(s, bl->q, pos))
+			if (pos & MISSING)
+				note_missing(l, &l->kept_miss, pos & ~MISSING);
+			else if (!dx__sample_excluded(s, bl->q, pos))
 				l->pos[w++] = pos;
 		}
 		s->cand_n[bl->q] = (uint32_t)(w - s->cand_at[bl->q]);
@@ -185,7 +298,7 @@ static int finish(loader *l, dx_err *err)
 		free(l->pos);
 	l->pos = NULL;
 	s->rep.run_entries = w;
-	return 0;
+	return report_missing(l, err);
 }
 
 /* Frees what a reading of the run kept, but the queries it wants. */
@@ -196,54 +309,85 @@ static void loader_free(loader *l)
 	free(l->score);
 	free(l->blocks);
 	free(l->seen);
+	free_missing(&l->cur_miss);
+	free_missing(&l->kept_miss);
 	memset(l, 0, sizeof *l);
+}
+
+/* A malformed line: counted, or under strict the error, unless a missing
+ * document of an earlier block (an earlier line) is the first error. */
+static int bad_line(loader *l, const dx_textfile *t, dx_err *err, const char *what)
+{
+	if (l->s->o.strict && l->miss_n)
+		return report_missing(l, err);
+	return dx__sample_problem(l->s, DX_SP_BAD_LINE, t, err, "%s", what);
 }
 
 /* Reads the run once.  Returns 0, 1 when a query came back in a later
  * block and the scores were not kept, or a negative code. */
 static int read_run(loader *l, dx_textfile *t, const unsigned char *wanted, dx_err *err)
 {
+	dx_sampler *s = l->s;
+	dx_shape shape = { .input = DX_INPUT_RUN };
 	char *line;
 	size_t len;
-	uint64_t seq = 0;
 	int r;
-	if (!(l->seen = calloc(l->s->q.ids.n + 1, 1)))
+	if (!(l->seen = calloc(s->q.ids.n + 1, 1)))
 		return dx__fail_nomem(err);
 	while ((r = dx__textfile_next(t, &line, &len, err)) == 1) {
+		if ((r = dx__sample_tick(s, t, err)) < 0)
+			return r;
 		char *f[6];
 		size_t fl[6];
 		int nf = dx__split_blanks(line, len, f, fl, 6);
 		if (nf == 0 || *f[0] == '#')
 			continue;
-		if (nf < 6) {
-			if ((r = dx__sample_problem(l->s, DX_SP_BAD_LINE, t, err, "run line with %d columns, not 6", nf)) < 0)
+		if (!shape.done && (r = dx__shape_line(s, &shape, t, line, len, err)) < 0)
+			return r;
+		/* The first line tells the format: three columns ending in a
+		 * rank are MS MARCO's, anything else must be TREC's. */
+		if (s->run_format == DX_RUN_UNKNOWN)
+			s->run_format = nf == 3 && dx__is_digits(f[2], fl[2]) ? DX_RUN_MSMARCO : DX_RUN_TREC;
+		int trec = s->run_format == DX_RUN_TREC;
+		if (trec ? nf < 6 : nf != 3) {
+			char what[80];
+			snprintf(what, sizeof what, "run line with %d columns, not %s", nf,
+			         trec ? "6" : "3 (qid TAB pid TAB rank)");
+			if ((r = bad_line(l, t, err, what)) < 0)
 				return r;
 			continue;
 		}
-		int64_t q = dx__strtab_find(&l->s->q.ids, f[0], fl[0]);
+		int64_t q = dx__strtab_find(&s->q.ids, f[0], fl[0]);
 		if (q < 0 || !wanted[q])
 			continue;
 		double score;
-		if (!dx__parse_double(f[4], fl[4], &score)) {
-			if ((r = dx__sample_problem(l->s, DX_SP_BAD_LINE, t, err, "run score is not a number")) < 0)
+		if (trec ? !dx__parse_double(f[4], fl[4], &score)
+		         : !dx__is_digits(f[2], fl[2]) || !dx__parse_double(f[2], fl[2], &score)) {
+			if ((r = bad_line(l, t, err, trec ? "run score is not a number" : "run rank is not a whole number")) < 0)
 				return r;
 			continue;
 		}
+		/* Higher is better: a rank counts down. */
+		if (!trec)
+			score = -score;
+		int d = trec ? 2 : 1;
 		uint64_t pos;
-		if ((r = dx__sample_doc(l->s, f[2], fl[2], &pos, err)) < 0)
-			return r;
-		if (r == 0) {
-			if ((r = dx__sample_problem(l->s, DX_SP_UNKNOWN_ID, t, err, "run id not in the corpus: '%.*s'",
-			                            (int)(fl[2] > 200 ? 200 : fl[2]), f[2])) < 0)
-				return r;
-			continue;
-		}
+		int found = dx__sample_doc(s, f[d], fl[d], &pos, err);
+		if (found < 0)
+			return found;
 		if ((uint32_t)q != l->cur_q && (r = end_block(l, err)) != 0)
 			return r;
 		l->cur_q = (uint32_t)q;
-		if ((r = add_entry(l, (entry){ pos, score, seq++ }, err)) < 0)
+		/* Not in the corpus: it keeps its place in the ranking. */
+		if (!found && (r = add_missing(&l->cur_miss, t->line, f[d], fl[d], &pos, err)) < 0)
+			return r;
+		if (!found)
+			pos |= MISSING;
+		if ((r = add_entry(l, (entry){ pos, score, t->line }, err)) < 0)
 			return r;
 	}
+	if (r == 0)
+		r = dx__shape_end(s, &shape, t, err);
 	return r < 0 ? r : end_block(l, err);
 }
 
@@ -259,12 +403,13 @@ int dx__run_load(dx_sampler *s, dx_err *err)
 		r = dx__fail_nomem(err);
 	for (uint64_t i = 0; r == 0 && i < s->npairs; i++)
 		wanted[s->pair_q[i]] = 1;
-	loader l = { .s = s };
+	loader l = { .s = s, .path = s->o.run };
 	dx_sample_report before = s->rep;
 	if (r == 0 && (r = read_run(&l, &t, wanted, err)) == 1) {
-		/* Not a query at a time: again, ranking each query over all its lines. */
+		/* Not a query at a time: again, ranking each query over all its
+		 * lines (what the first reading counted is counted again). */
 		loader_free(&l);
-		l = (loader){ .s = s, .keep_scores = 1 };
+		l = (loader){ .s = s, .path = s->o.run, .keep_scores = 1 };
 		s->rep = before;
 		if ((r = dx__textfile_rewind(&t, err)) == 0)
 			r = read_run(&l, &t, wanted, err);

@@ -18,11 +18,12 @@
 #include "hash.h"
 #include "sample.h"
 
-int dx__sample_problem(dx_sampler *s, int kind, const dx_textfile *t, dx_err *err, const char *fmt, ...)
+int dx__sample_problems(dx_sampler *s, int kind, const char *path, uint64_t line, uint64_t count,
+                        dx_err *err, const char *fmt, ...)
 {
 	char where[sizeof s->rep.first[0]];
-	dx__textfile_where(t, where, sizeof where);
-	if (s->o.strict) {
+	snprintf(where, sizeof where, "%s:%llu", path, (unsigned long long)line);
+	if ((s->counting & DX_COUNT_REPORT) && s->o.strict) {
 		char what[sizeof err->what];
 		va_list ap;
 		va_start(ap, fmt);
@@ -30,8 +31,35 @@ int dx__sample_problem(dx_sampler *s, int kind, const dx_textfile *t, dx_err *er
 		va_end(ap);
 		return dx__fail(err, DX_EFORMAT, 0, where, "%s", what);
 	}
-	if (s->rep.problems[kind]++ == 0)
-		memcpy(s->rep.first[kind], where, sizeof where);
+	dx_sample_report *to[2] = { s->counting & DX_COUNT_REPORT ? &s->rep : NULL,
+		                    s->counting & DX_COUNT_SHADOW ? &s->shadow : NULL };
+	for (int i = 0; i < 2; i++) {
+		if (!to[i])
+			continue;
+		if (to[i]->problems[kind] == 0)
+			memcpy(to[i]->first[kind], where, sizeof where);
+		to[i]->problems[kind] += count;
+	}
+	return 0;
+}
+
+int dx__sample_problem(dx_sampler *s, int kind, const dx_textfile *t, dx_err *err, const char *fmt, ...)
+{
+	char what[sizeof err->what];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof what, fmt, ap);
+	va_end(ap);
+	return dx__sample_problems(s, kind, t->path, t->line, 1, err, "%s", what);
+}
+
+int dx__sample_tick(dx_sampler *s, const dx_textfile *t, dx_err *err)
+{
+	/* Every 65536 lines: a file of bad lines, or another shard's, may be
+	 * long, and the caller must be able to stop it. */
+	if ((++s->lines_read & 0xffff) == 0 && s->o.progress &&
+	    s->o.progress(s->o.progress_ctx, s->lines_read, 0))
+		return dx__fail(err, DX_ECANCELED, 0, t->path, "interrupted");
 	return 0;
 }
 
@@ -71,9 +99,39 @@ int dx__parse_double(const char *p, size_t n, double *v)
 	return end == tmp + n && isfinite(*v);
 }
 
+int dx__is_digits(const char *p, size_t n)
+{
+	if (n == 0)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (p[i] < '0' || p[i] > '9')
+			return 0;
+	return 1;
+}
+
 int dx__sample_doc(dx_sampler *s, const char *id, size_t len, uint64_t *pos, dx_err *err)
 {
-	return dx_corpus_find(s->c, id, len, pos, err);
+	if (s->c)
+		return dx_corpus_find(s->c, id, len, pos, err);
+	/* Without a corpus every id is a document, numbered as first named. */
+	uint32_t i;
+	if (dx__strtab_add(&s->docs, id, len, &i) < 0)
+		return dx__fail_nomem(err);
+	*pos = i;
+	return 1;
+}
+
+int dx__sample_query(dx_sampler *s, const char *id, size_t len, uint32_t *q, dx_err *err)
+{
+	if (s->have_texts) {
+		int64_t found = dx__strtab_find(&s->q.ids, id, len);
+		if (found < 0)
+			return 0;
+		*q = (uint32_t)found;
+		return 1;
+	}
+	int r = dx__queries_add(s, id, len, "", 0, q, err);
+	return r < 0 ? r : 1;
 }
 
 int dx__sample_excluded(const dx_sampler *s, uint32_t q, uint64_t pos)
@@ -99,7 +157,7 @@ static uint64_t excluded_count(const dx_sampler *s, uint32_t q)
 /* Whether query q can have a negative at all. */
 static int has_negative(const dx_sampler *s, uint32_t q)
 {
-	if (s->o.random && excluded_count(s, q) < dx_corpus_count(s->c))
+	if (s->o.random && s->c && excluded_count(s, q) < dx_corpus_count(s->c))
 		return 1;
 	return s->o.run && s->cand_n[q] > 0;
 }
@@ -117,29 +175,28 @@ static void drop_pairs_without_negative(dx_sampler *s)
 	s->npairs = m;
 }
 
-static int check_opts(const dx_sample_opts *o, dx_err *err)
+static int check_opts(const dx_corpus *c, const dx_sample_opts *o, dx_err *err)
 {
-	if (!o->queries)
-		return dx__fail(err, DX_EINVAL, 0, "", "no queries file");
 	if (!o->triples && !o->qrels)
 		return dx__fail(err, DX_EINVAL, 0, "", "no qrels and no triples file");
 	if (o->triples && (o->qrels || o->run || o->random))
 		return dx__fail(err, DX_EINVAL, 0, "", "a triples file comes without qrels, run or random negatives");
 	if (!o->triples && !o->run && !o->random)
 		return dx__fail(err, DX_EINVAL, 0, "", "no source of negatives: a run, random, or both");
+	if (o->random && !c)
+		return dx__fail(err, DX_EINVAL, 0, "", "random negatives are drawn from a corpus: none given");
 	if (o->negatives == 0)
 		return dx__fail(err, DX_EINVAL, 0, "", "at least one negative per triple");
 	if (!(o->run_ratio >= 0 && o->run_ratio <= 1))
 		return dx__fail(err, DX_EINVAL, 0, "", "the run ratio is between 0 and 1");
 	if (o->world_size == 0 || o->rank >= o->world_size)
-		return dx__fail(err, DX_EINVAL, 0, "", "the rank is below the world size");
+		return dx__fail(err, DX_EINVAL, 0, "", "the rank (%llu) is not below the world size (%llu)",
+		                (unsigned long long)o->rank, (unsigned long long)o->world_size);
 	return 0;
 }
 
-dx_sampler *dx_sampler_open(dx_corpus *c, const dx_sample_opts *o, dx_err *err)
+dx_sampler *dx__sampler_new(dx_corpus *c, const dx_sample_opts *o, dx_err *err)
 {
-	if (check_opts(o, err) < 0)
-		return NULL;
 	dx_sampler *s = calloc(1, sizeof *s);
 	if (!s) {
 		dx__fail_nomem(err);
@@ -149,12 +206,57 @@ dx_sampler *dx_sampler_open(dx_corpus *c, const dx_sample_opts *o, dx_err *err)
 	s->o = *o;
 	s->next = o->rank;
 	s->perm_epoch = UINT64_MAX;
-	int r = dx__queries_load(s, err);
+	s->counting = DX_COUNT_REPORT;
+	return s;
+}
+
+/* The shape of the triples file, told from its first data line (put back
+ * for next_line), so that a warning comes before any triple. */
+static int triples_shape(dx_sampler *s, dx_err *err)
+{
+	dx_shape shape = { .input = DX_INPUT_TRIPLES };
+	char *line;
+	size_t len;
+	int r;
+	while ((r = dx__textfile_next(&s->tf, &line, &len, err)) == 1) {
+		size_t i = 0;
+		while (i < len && (line[i] == ' ' || line[i] == '\t'))
+			i++;
+		if (i == len || line[i] == '#')
+			continue;
+		r = dx__shape_line(s, &shape, &s->tf, line, len, err);
+		dx__textfile_unget(&s->tf);
+		break;
+	}
+	return r < 0 ? r : 0;
+}
+
+dx_sampler *dx_sampler_open(dx_corpus *c, const dx_sample_opts *o, dx_err *err)
+{
+	if (check_opts(c, o, err) < 0) {
+		if (o->report)
+			memset(o->report, 0, sizeof *o->report);
+		return NULL;
+	}
+	dx_sampler *s = dx__sampler_new(c, o, err);
+	if (!s) {
+		if (o->report)
+			memset(o->report, 0, sizeof *o->report);
+		return NULL;
+	}
+	int r = 0;
+	if (o->queries) {
+		s->have_texts = 1;
+		r = dx__queries_load(s, err);
+	}
 	if (r == 0 && o->triples) {
 		s->tf_field = malloc((2 + o->negatives) * sizeof *s->tf_field);
 		s->tf_len = malloc((2 + o->negatives) * sizeof *s->tf_len);
 		r = s->tf_field && s->tf_len ? dx__textfile_open(&s->tf, o->triples, err) : dx__fail_nomem(err);
+		if (r == 0)
+			r = triples_shape(s, err);
 		s->rep.total = o->count;
+		s->tf_first_pass = 1;
 	} else if (r == 0) {
 		if ((r = dx__qrels_load(s, err)) == 0 && o->run)
 			r = dx__run_load(s, err);
@@ -170,6 +272,8 @@ dx_sampler *dx_sampler_open(dx_corpus *c, const dx_sample_opts *o, dx_err *err)
 			s->rep.total = o->count ? o->count : epochs * s->npairs;
 		}
 	}
+	if (o->report)
+		*o->report = s->rep;
 	if (r < 0) {
 		dx_sampler_close(s);
 		return NULL;
@@ -263,70 +367,122 @@ static int next_pair(dx_sampler *s, dx_triple *t)
 	return 1;
 }
 
-/* The next line of a triples file that is this shard's, resolved. */
+/* No line of the first pass, over every shard, holds a triple: the
+ * sampling ends with an error, its summary counting every shard's lines
+ * (which are what says why), not only this one's. */
+static int no_triples(dx_sampler *s, dx_err *err)
+{
+	memcpy(s->rep.problems, s->shadow.problems, sizeof s->rep.problems);
+	memcpy(s->rep.first, s->shadow.first, sizeof s->rep.first);
+	if (s->tf_lines == 0)
+		return dx__fail(err, DX_EFORMAT, 0, s->o.triples, "no triples in the file");
+	return dx__fail(err, DX_EFORMAT, 0, s->o.triples,
+	                "no line of the file holds a triple that can be written");
+}
+
+/* The end of a pass over the triples file, or of the lines that count
+ * takes: the first pass must have held a triple, whichever shard's, or no
+ * later one will (the file is the same, only which shard has which line
+ * changes); then another pass, if one is due.  Returns 1 to read on, 0 at
+ * the end, or a negative code. */
+static int end_pass(dx_sampler *s, int at_eof, dx_err *err)
+{
+	uint64_t epochs = s->o.epochs ? s->o.epochs : 1;
+	if (s->tf_first_pass) {
+		s->tf_first_pass = 0;
+		if (!s->tf_valid) {
+			s->tf_done = 1;
+			return no_triples(s, err);
+		}
+	}
+	if (!at_eof || (!s->o.count && s->tf_epoch + 1 >= epochs)) {
+		s->tf_done = 1;
+		return 0;
+	}
+	s->tf_epoch++;
+	int r = dx__textfile_rewind(&s->tf, err);
+	return r < 0 ? r : 1;
+}
+
+/* The query and documents of a triples line of nf columns: 1, 0 when the
+ * line is bad (counted), or a negative code. */
+static int resolve_line(dx_sampler *s, int nf, dx_triple *t, uint32_t *q, dx_err *err)
+{
+	unsigned want = 2 + s->o.negatives;
+	char **f = s->tf_field;
+	size_t *fl = s->tf_len;
+	if (nf < (int)want)
+		return dx__sample_problem(s, DX_SP_BAD_LINE, &s->tf, err, "triple with %d columns, not %u", nf, want);
+	int r = dx__sample_query(s, f[0], fl[0], q, err);
+	if (r <= 0)
+		return r < 0 ? r : dx__sample_problem(s, DX_SP_NO_TEXT, &s->tf, err, "query without a text: '%.*s'",
+		                                      (int)(fl[0] > 200 ? 200 : fl[0]), f[0]);
+	unsigned k;
+	for (k = 1; k < want; k++) {
+		uint64_t *dst = k == 1 ? &t->pos : &t->neg[k - 2];
+		if ((r = dx__sample_doc(s, f[k], fl[k], dst, err)) <= 0)
+			break;
+	}
+	if (r < 0)
+		return r;
+	if (k < want)
+		return dx__sample_problem(s, DX_SP_UNKNOWN_ID, &s->tf, err, "id not in the corpus: '%.*s'",
+		                          (int)(fl[k] > 200 ? 200 : fl[k]), f[k]);
+	return 1;
+}
+
+/* The next line of a triples file that is this shard's, resolved.  In the
+ * first pass the other shards' lines are resolved too until one holds a
+ * triple, so that every shard knows whether the file holds any. */
 static int next_line(dx_sampler *s, dx_triple *t, dx_err *err)
 {
 	unsigned want = 2 + s->o.negatives;
 	char **f = s->tf_field;
 	size_t *fl = s->tf_len;
-	uint64_t epochs = s->o.epochs ? s->o.epochs : 1;
 	for (;;) {
+		if (s->tf_done)
+			return 0;
 		char *line;
 		size_t len;
 		int r = dx__textfile_next(&s->tf, &line, &len, err);
 		if (r < 0)
 			return r;
 		if (r == 0) {
-			/* The end of the file: another epoch, if one is due and the
-			 * file holds any triple at all. */
-			if (s->tf_lines == s->tf_pass_start)
-				return 0;
-			s->tf_epoch++;
-			s->tf_pass_start = s->tf_lines;
-			if ((!s->o.count && s->tf_epoch >= epochs) || (r = dx__textfile_rewind(&s->tf, err)) < 0)
+			if ((r = end_pass(s, 1, err)) <= 0)
 				return r;
 			continue;
 		}
+		if ((r = dx__sample_tick(s, &s->tf, err)) < 0)
+			return r;
 		int nf = dx__split_blanks(line, len, f, fl, (int)want);
 		if (nf == 0 || *f[0] == '#')
 			continue;
-		uint64_t n = s->tf_lines++;
-		if (s->o.count && n >= s->o.count)
-			return 0;
-		if (n % s->o.world_size != s->o.rank)
+		uint64_t n = s->tf_lines;
+		if (s->o.count && n >= s->o.count) {
+			if ((r = end_pass(s, 0, err)) <= 0)
+				return r;
 			continue;
-		if (nf < (int)want) {
-			r = dx__sample_problem(s, DX_SP_BAD_LINE, &s->tf, err, "triple with %d columns, not %u", nf, want);
+		}
+		s->tf_lines++;
+		int own = n % s->o.world_size == s->o.rank;
+		if (!own && !(s->tf_first_pass && !s->tf_valid))
+			continue;
+		uint32_t q;
+		s->counting = (own ? DX_COUNT_REPORT : 0) | (s->tf_first_pass ? DX_COUNT_SHADOW : 0);
+		r = resolve_line(s, nf, t, &q, err);
+		s->counting = DX_COUNT_REPORT;
+		if (r <= 0) {
 			if (r < 0)
 				return r;
 			continue;
 		}
-		int64_t q = dx__strtab_find(&s->q.ids, f[0], fl[0]);
-		if (q < 0) {
-			r = dx__sample_problem(s, DX_SP_NO_TEXT, &s->tf, err, "query without a text: '%.*s'",
-			                       (int)(fl[0] > 200 ? 200 : fl[0]), f[0]);
-			if (r < 0)
-				return r;
+		if (s->tf_first_pass)
+			s->tf_valid = 1;
+		if (!own)
 			continue;
-		}
-		unsigned k;
-		for (k = 1; k < want; k++) {
-			uint64_t *dst = k == 1 ? &t->pos : &t->neg[k - 2];
-			if ((r = dx__sample_doc(s, f[k], fl[k], dst, err)) <= 0)
-				break;
-		}
-		if (r < 0)
-			return r;
-		if (k < want) {
-			r = dx__sample_problem(s, DX_SP_UNKNOWN_ID, &s->tf, err, "id not in the corpus: '%.*s'",
-			                       (int)(fl[k] > 200 ? 200 : fl[k]), f[k]);
-			if (r < 0)
-				return r;
-			continue;
-		}
 		t->n = n;
-		t->qid = dx__strtab_get(&s->q.ids, (uint32_t)q, &t->qid_len);
-		t->query = dx__query_text(&s->q, (uint32_t)q, &t->query_len);
+		t->qid = dx__strtab_get(&s->q.ids, q, &t->qid_len);
+		t->query = dx__query_text(&s->q, q, &t->query_len);
 		t->nneg = s->o.negatives;
 		return 1;
 	}
@@ -337,11 +493,22 @@ int dx_sampler_next(dx_sampler *s, dx_triple *t, dx_err *err)
 	return s->o.triples ? next_line(s, t, err) : next_pair(s, t);
 }
 
+int dx_sampler_doc_id(dx_sampler *s, uint64_t doc, const char **id, size_t *len, dx_err *err)
+{
+	if (s->c)
+		return dx_corpus_id(s->c, doc, id, len, err);
+	if (doc >= s->docs.n)
+		return dx__fail(err, DX_EINVAL, 0, "", "no document numbered %llu", (unsigned long long)doc);
+	*id = dx__strtab_get(&s->docs, (uint32_t)doc, len);
+	return 0;
+}
+
 void dx_sampler_close(dx_sampler *s)
 {
 	if (!s)
 		return;
 	dx__queries_free(&s->q);
+	dx__strtab_free(&s->docs);
 	free(s->excl_at);
 	free(s->excl);
 	free(s->pair_q);

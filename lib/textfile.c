@@ -1,11 +1,14 @@
 /* textfile.c: reading plain or gzipped text files line by line. */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "err.h"
+#include "fileutil.h"
 #include "textfile.h"
 
 enum { READ_SIZE = 1 << 18 };
@@ -15,8 +18,20 @@ int dx__textfile_open(dx_textfile *t, const char *path, dx_err *err)
 	memset(t, 0, sizeof *t);
 	/* open(2) first, so that a missing file is reported with its errno. */
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (fd < 0) {
+		/* A FIFO opened before its writer, when a signal came. */
+		if (errno == EINTR)
+			return dx__fail(err, DX_ECANCELED, 0, path, "interrupted");
 		return dx__fail_sys(err, path, "cannot open");
+	}
+	/* xz, bzip2, zstd...: refused by their magic, not read as text. */
+	int r = dx__refuse_compressed(fd, path, err);
+	if (r < 0) {
+		close(fd);
+		return r;
+	}
+	struct stat st;
+	t->seekable = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
 	t->path = strdup(path);
 	t->gz = t->path ? gzdopen(fd, "rb") : NULL;
 	if (!t->gz) {
@@ -60,6 +75,10 @@ static int fill(dx_textfile *t, dx_err *err)
 	int zerr;
 	const char *msg = gzerror(t->gz, &zerr);
 	if (n < 0 || (zerr != Z_OK && zerr != Z_BUF_ERROR)) {
+		/* zlib does not retry a read that a signal interrupted (a pipe,
+		 * a FIFO): the signal was sent to stop the work. */
+		if (zerr == Z_ERRNO && errno == EINTR)
+			return dx__fail(err, DX_ECANCELED, 0, t->path, "interrupted");
 		if (zerr == Z_ERRNO)
 			return dx__fail_sys(err, t->path, "cannot read");
 		return dx__fail(err, DX_EFORMAT, 0, t->path, "damaged gzip data (%s)", msg);
@@ -79,6 +98,7 @@ int dx__textfile_next(dx_textfile *t, char **line, size_t *len, dx_err *err)
 			/* Only here: before the first fill, buf is NULL (no arithmetic on it). */
 			char *s = t->buf + t->start;
 			char *e = nl ? nl : t->buf + t->len;
+			t->last = t->start;
 			t->start = nl ? (size_t)(nl - t->buf) + 1 : t->len;
 			if (e > s && e[-1] == '\r')
 				e--;
@@ -101,11 +121,21 @@ int dx__textfile_next(dx_textfile *t, char **line, size_t *len, dx_err *err)
 	}
 }
 
+void dx__textfile_unget(dx_textfile *t)
+{
+	/* The line is still in buf: fill moves only what is after start. */
+	t->start = t->last;
+	t->line--;
+}
+
 int dx__textfile_rewind(dx_textfile *t, dx_err *err)
 {
+	if (!t->seekable)
+		return dx__fail(err, DX_EFORMAT, 0, t->path,
+		                "needs a second reading, which a pipe or FIFO cannot give: save it to a file");
 	if (gzrewind(t->gz) < 0)
 		return dx__fail_sys(err, t->path, "cannot read");
-	t->start = t->len = 0;
+	t->start = t->len = t->last = 0;
 	t->eof = 0;
 	t->line = 0;
 	return 0;

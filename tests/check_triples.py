@@ -4,7 +4,9 @@ usage: check_triples.py [options] TRIPLES.jsonl
   --corpus FILE --layout tsv|jsonl|trec   the corpus (plain or .gz)
   --queries FILE                          qid TAB text, or TREC <top> topics
   --qrels FILE [--min-rel N]              TREC or BEIR qrels
-  --run FILE [--depth K]                  negatives must come from the run
+  --run FILE [--depth K]                  negatives must come from the run's
+                                          top K lines, TREC (by score) or
+                                          MS MARCO "qid TAB pid TAB rank"
   --exclude-judged                        no judged document as a negative
   --expect N                              the number of triples
 
@@ -83,11 +85,15 @@ def judgements(path):
 
 
 def run_top(path, depth):
-    """qid -> the set of its top `depth` documents by score, ties in file order."""
+    """qid -> the set of its top `depth` documents by score (MS MARCO: by
+    rank), ties in file order, whether or not they are in the corpus."""
     per = {}
     for seq, line in enumerate(lines(path)):
         f = line.split()
-        per.setdefault(f[0], []).append((-float(f[4]), seq, f[2]))
+        if len(f) == 3:
+            per.setdefault(f[0], []).append((int(f[2]), seq, f[1]))
+        else:
+            per.setdefault(f[0], []).append((-float(f[4]), seq, f[2]))
     return {q: {d for _, _, d in sorted(v)[:depth or None]} for q, v in per.items()}
 
 

@@ -75,7 +75,9 @@ for line in open("t.jsonl"):
 	run --separate-stderr dx sample --queries "$DATA/beir-msmarco-queries.jsonl" \
 		--qrels "$DATA/beir-msmarco-qrels.tsv" --random --min-rel 4 beir-msmarco-300.jsonl
 	status_is 1
-	equals "$stderr" "docdex sample: no judgement reaches the minimum relevance 4: '$DATA/beir-msmarco-qrels.tsv'"
+	# The error, then the summary of what was skipped, which says why.
+	equals "$stderr" "docdex sample: no judgement reaches the minimum relevance 4: '$DATA/beir-msmarco-qrels.tsv'
+docdex sample: skipped: lines naming an id not in the corpus: 3861 (first: $DATA/beir-msmarco-qrels.tsv:1); --strict stops at the first bad line"
 }
 
 @test "negative judgements (-1) and 0 are not positives; --exclude-judged keeps them out of the negatives" {
@@ -92,7 +94,8 @@ for line in open("t.jsonl"):
 	printf '7 0 3 0\n' >> qrels
 	run --separate-stderr dx sample --queries q.tsv --qrels qrels --random --exclude-judged c.tsv
 	status_is 1
-	equals "$stderr" "docdex sample: no query with a positive has a negative to draw: 'qrels'"
+	equals "$stderr" "docdex sample: no query with a positive has a negative to draw: 'qrels'
+docdex sample: skipped: (query, positive) pairs without a negative to draw: 1; --strict stops at the first bad line"
 }
 
 @test "trec_eval's qrels with comments and runs with tabs, padded scores and junk after the tag" {
@@ -234,7 +237,7 @@ for t in map(json.loads, open("t.jsonl")):
 	equals "$stderr" "docdex sample: query without a text: 'nosuchquery': 'qrels.bad:$(($(wc -l < qrels) + 1))'"
 }
 
-@test "missing, truncated and damaged inputs: one line on stderr, exit 1" {
+@test "missing, truncated and damaged inputs: one error line on stderr, exit 1" {
 	"$DX_SYNTH" --count 200 -o c.tsv --queries q.tsv --qrels qrels --nqueries 10
 	dx index -q c.tsv
 	run --separate-stderr dx sample --queries nope.tsv --qrels qrels --random c.tsv
@@ -244,7 +247,7 @@ for t in map(json.loads, open("t.jsonl")):
 	head -c 3000 big.gz > cut.gz
 	run --separate-stderr dx sample --queries q.tsv --qrels cut.gz --random c.tsv
 	status_is 1
-	equals "$stderr" "docdex sample: truncated gzip file: 'cut.gz'"
+	equals "${stderr%%$'\n'*}" "docdex sample: truncated gzip file: 'cut.gz'"
 	: > empty
 	run --separate-stderr dx sample --queries empty --qrels qrels --random c.tsv
 	status_is 1
@@ -305,7 +308,7 @@ for t in map(json.loads, open("t.jsonl")):
 	done
 	RANK=x run --separate-stderr dx sample --queries x --qrels x --random c.tsv
 	status_is 2
-	equals "$stderr" "docdex sample: bad number in the environment: 'RANK' (see docdex sample --help)"
+	equals "$stderr" "docdex sample: bad number in the environment: 'RANK=x' (see docdex sample --help)"
 }
 
 @test "qrels whose every document is unknown: one clear error" {
@@ -315,5 +318,353 @@ for t in map(json.loads, open("t.jsonl")):
 	printf 'q1 0 not-in-the-corpus 1\n' > q.qrels
 	run --separate-stderr dx sample --queries q.tsv --qrels q.qrels --random c.tsv
 	status_is 1
-	equals "$stderr" "docdex sample: no positive judgement names both a query with a text and a document of the corpus: 'q.qrels'"
+	equals "$stderr" "docdex sample: no positive judgement names both a query with a text and a document of the corpus: 'q.qrels'
+docdex sample: skipped: lines naming an id not in the corpus: 1 (first: q.qrels:1); --strict stops at the first bad line"
+}
+
+# Issue 14, item 1.  Fails before the fix: negatives came from below the top K.
+@test "--depth K is the run's top K: documents missing from a judged subset keep their place, counted" {
+	# A judged subset of the Vaswani documents of queries 1 and 2: those
+	# judged for them, and of the run's only those at odd ranks.
+	awk '$1 <= 2' "$DATA/vaswani.qrels" > qrels
+	cp "$DATA/vaswani-run-rank0.txt" run
+	{ awk '{ print $3 }' qrels; awk '$4 % 2 == 1 { print $3 }' run; } | sort -u > keep
+	python3 - "$DATA/vaswani-q1-q2.trec.gz" keep > sub.trec <<'PY'
+import gzip, re, sys
+keep = set(open(sys.argv[2]).read().split())
+for doc in re.findall(r"<DOC>.*?</DOC>\n", gzip.open(sys.argv[1]).read().decode(), re.S):
+    if re.search(r"<DOCNO>(.*?)</DOCNO>", doc).group(1) in keep:
+        sys.stdout.write(doc)
+PY
+	dx index -q sub.trec
+	local opts=(--queries "$DATA/vaswani-topics.trec" --qrels qrels --depth 30 --count 2000 --format jsonl sub.trec)
+	run --separate-stderr dx sample --run run "${opts[@]}"
+	status_is 0
+	echo "$output" > t.jsonl
+	check --corpus sub.trec --layout trec --qrels qrels --run run --depth 30 --expect 2000 t.jsonl
+	# The run is ranked: a query's top 30 are its first 30 lines.  Those not
+	# in the subset are counted, the first named; none deeper is.
+	local c f id
+	read -r c f id < <(awk 'NR == FNR { k[$1]; next } n[$1]++ < 30 && !($3 in k) { c++; if (!f) { f = FNR; id = $3 } }
+		END { print c, f, id }' keep run)
+	[ "$c" -gt 20 ]
+	equals "$stderr" "docdex sample: skipped: run lines in a query's top 30 naming an id not in the corpus: $c (first: run:$f); --strict stops at the first bad line"
+	# A run whose queries are not in blocks is read twice and ranked over all
+	# its lines: the same triples, the same count.  (Each query's lines keep
+	# their order: the run has equal scores, ranked in file order.)
+	awk '{ k = n[$1]++; print int(k / 50) "\t" NR "\t" $0 }' run | sort -k1,1n -k2,2n | cut -f3- > run.mixed
+	[ "$(awk '$1 != p { n++; p = $1 } END { print n }' run.mixed)" -gt 2 ]
+	run --separate-stderr dx sample --run run.mixed "${opts[@]}"
+	status_is 0
+	equals "$output" "$(cat t.jsonl)"
+	[[ "$stderr" == "docdex sample: skipped: run lines in a query's top 30 naming an id not in the corpus: $c (first: run.mixed:"* ]]
+	# --strict: the first of them is the error.
+	run --separate-stderr dx sample --run run "${opts[@]}" --strict
+	status_is 1
+	equals "$stderr" "docdex sample: run id not in the corpus: '$id': 'run:$f'"
+	# Without --depth every missing line of the queries with a positive counts.
+	run --separate-stderr dx sample --run run --queries "$DATA/vaswani-topics.trec" --qrels qrels --count 10 sub.trec
+	status_is 0
+	equals "$stderr" "docdex sample: skipped: run lines naming an id not in the corpus: $(awk 'NR == FNR { k[$1]; next } !($3 in k)' keep run | wc -l) (first: run:$f); --strict stops at the first bad line"
+}
+
+# Issue 14, item 1, its example, on MS MARCO passage ids (41 is not in the
+# toy collection).  Fails before the fix: 45 was drawn.
+@test "a run 40 41 45 with 41 missing and --depth 2 draws only 40" {
+	use_data msmarco-passage-toy.tsv
+	dx index -q msmarco-passage-toy.tsv
+	printf '1048642\tquery\n' > q.tsv
+	printf '1048642 0 1 1\n' > qrels
+	printf '1048642 Q0 %s %s %s toy\n' 40 1 3 41 2 2 45 3 1 > run
+	run --separate-stderr dx sample --queries q.tsv --qrels qrels --run run --depth 2 --count 50 --format ids msmarco-passage-toy.tsv
+	status_is 0
+	equals "$(cut -f3 <<< "$output" | sort -u)" 40
+	equals "$stderr" "docdex sample: skipped: run lines in a query's top 2 naming an id not in the corpus: 1 (first: run:2); --strict stops at the first bad line"
+}
+
+# Issue 14, item 2.  Fails before the fix: no warning, no error.
+@test "an input shaped like another kind of file: a warning, with --strict the error" {
+	cp "$DATA/cacm-qrels-q0.txt" qrels
+	cp "$DATA/cacm-bm25-run.txt" run
+	corpus_for qrels run
+	awk '{ print $1 "\t" $3 "\t" $4 }' run > msrun
+	local c
+	local cases=(
+		"--qrels run --run run|read as qrels, but shaped like a TREC run (qid Q0 docid rank score tag): 'run:1'"
+		"--qrels msrun --run run|read as qrels, but shaped like an MS MARCO run (qid TAB pid TAB rank, ranks counting up): 'msrun:1'"
+		"--qrels q.tsv --run run|read as qrels, but shaped like queries (qid TAB text): 'q.tsv:1'"
+		"--qrels qrels --run qrels|read as a run, but shaped like TREC qrels (qid iter docid rel): 'qrels:1'"
+		"--qrels qrels --run $DATA/beir-dbpedia-qrels.tsv|read as a run, but shaped like BEIR qrels (query-id corpus-id score): '$DATA/beir-dbpedia-qrels.tsv:1'"
+		"--triples run|read as ID triples, but shaped like a TREC run (qid Q0 docid rank score tag): 'run:1'"
+		"--triples $DATA/splade-toy-triples.tsv|read as ID triples, but shaped like text triples (query TAB passage TAB passage): '$DATA/splade-toy-triples.tsv:1'"
+	)
+	for c in "${cases[@]}"; do
+		run --separate-stderr dx sample --queries q.tsv ${c%%|*} --strict c.trec
+		status_is 1
+		equals "$stderr" "docdex sample: ${c#*|}"
+		equals "$output" ""
+	done
+	# A run or qrels file given as queries would give texts such as
+	# "Q0 CACM-1938 1 12.033000 Anserini".
+	for c in "run|a TREC run (qid Q0 docid rank score tag)" "qrels|TREC qrels (qid iter docid rel)"; do
+		run --separate-stderr dx sample --queries "${c%%|*}" --qrels qrels --run run --strict c.trec
+		status_is 1
+		equals "$stderr" "docdex sample: read as queries, but shaped like ${c#*|}: '${c%%|*}:1'"
+	done
+	# Without --strict, a warning and the file read as told.
+	run --separate-stderr dx sample --queries run --qrels qrels --run run --format jsonl --count 3 c.trec
+	status_is 0
+	equals "${stderr%%$'\n'*}" "docdex sample: read as queries, but shaped like a TREC run (qid Q0 docid rank score tag): 'run:1'"
+	[[ "$output" == *'"query":"Q0 CACM-'* ]]
+	# The real inputs of tests/data, each given as its own kind: no warning.
+	for c in vaswani-topics.trec beir-msmarco-queries.jsonl beir-dbpedia-queries.jsonl shakespeare-merchant.topics \
+		trec-xml-topics.xml trec-tipster-topic.txt; do
+		run --separate-stderr dx sample --queries "$DATA/$c" --qrels qrels --run run --format ids
+		[[ "$stderr" != *shaped* ]]
+	done
+	for c in vaswani.qrels beir-msmarco-qrels.tsv beir-dbpedia-qrels.tsv cacm-qrels-q0.txt trec-eval-qrels-comments.txt \
+		shakespeare-merchant.qrels; do
+		run --separate-stderr dx sample --qrels "$DATA/$c" --run run --format ids
+		[[ "$stderr" != *shaped* ]]
+	done
+	for c in "$DATA/vaswani-run-rank0.txt" "$DATA/cacm-bm25-run.txt" "$DATA/trec-eval-results.txt" \
+		"$DATA/trec-eval-results-trunc.txt" msrun; do
+		run --separate-stderr dx sample --qrels qrels --run "$c" --format ids
+		[[ "$stderr" != *shaped* ]]
+	done
+}
+
+# Issue 14, item 3.  Fails before the fix: "no query with a positive has a
+# negative to draw", exit 1.
+@test "an MS MARCO run (qid TAB pid TAB rank) is read by rank: the triples of the TREC run it was made from" {
+	use_data msmarco-passage-toy.tsv
+	dx index -q msmarco-passage-toy.tsv
+	# MS MARCO dev qids and their judged pids (SPLADE's toy qrels); a run of
+	# 20 pids a query, ranked 1 to 20 in a shuffled order, some of them not
+	# in the toy collection (41-44, 60-63, 79-81 are not).
+	printf '%s\n' "2 0 69 1" "1048642 0 45 1" "524447 0 12 1" "524332 0 34 1" "786674 0 38 1" "786674 0 99 1" \
+		"1048876 0 1 1" > qrels
+	awk '!s[$1]++ { printf "%s\tquery %s\n", $1, $1 }' qrels > q.tsv
+	awk '!s[$1]++ { for (r = 1; r <= 20; r++) printf "%s\t%d\t%d\n", $1, ($1 * 7 + r * 37) % 100, r }' qrels > msrun.tsv
+	local opts=(--queries q.tsv --qrels qrels --depth 8 --count 300 --seed 2 --format jsonl msmarco-passage-toy.tsv)
+	run --separate-stderr dx sample --run msrun.tsv "${opts[@]}"
+	status_is 0
+	echo "$output" > t.jsonl
+	check --corpus msmarco-passage-toy.tsv --layout tsv --queries q.tsv --qrels qrels --run msrun.tsv --depth 8 \
+		--expect 300 t.jsonl
+	local missing
+	missing=$(awk -F'\t' 'NR == FNR { k[$1]; next } $3 <= 8 && !($2 in k)' msmarco-passage-toy.tsv msrun.tsv | wc -l)
+	[ "$missing" -gt 0 ]
+	[[ "$stderr" == "docdex sample: skipped: run lines in a query's top 8 naming an id not in the corpus: $missing (first: msrun.tsv:"* ]]
+	# The same run as TREC lines, the score falling with the rank.
+	awk '{ print $1, "Q0", $2, $3, 100 - $3, "toy" }' msrun.tsv > run.trec
+	dx sample --run run.trec "${opts[@]}" 2> /dev/null | cmp - t.jsonl
+	# Lines of another shape in an MS MARCO run are malformed.
+	{ head -n 3 msrun.tsv; echo "2 Q0 69 1 3.5 x"; tail -n +4 msrun.tsv; } > bad.tsv
+	run --separate-stderr dx sample --run bad.tsv "${opts[@]}" --strict
+	status_is 1
+	equals "$stderr" "docdex sample: run line with 6 columns, not 3 (qid TAB pid TAB rank): 'bad.tsv:4'"
+}
+
+# Issue 14, item 4.  New: before it, "no corpus or index given", exit 2.
+@test "--format ids needs no corpus: the same id triples as with a corpus that holds every id" {
+	cp "$DATA/cacm-qrels-q0.txt" qrels
+	cp "$DATA/cacm-bm25-run.txt" run
+	corpus_for qrels run
+	local opts=(--qrels qrels --run run --depth 20 --count 500 --seed 9 --format ids)
+	dx sample --queries q.tsv "${opts[@]}" c.trec > with
+	[ "$(wc -l < with)" -eq 500 ]
+	run --separate-stderr dx sample "${opts[@]}"
+	status_is 0
+	equals "$stderr" ""
+	equals "$output" "$(cat with)"
+	dx sample --queries q.tsv "${opts[@]}" | cmp - with
+	dx sample "${opts[@]}" c.trec | cmp - with
+	dx sample "${opts[@]}" --rank 1 --world-size 2 | cmp - <(sed -n '2~2p' with)
+	# Without a corpus nothing is checked against one: ids unknown to it pass.
+	{ cat qrels; echo "1 Q0 NOT-IN-CORPUS 1"; } > qrels.more
+	dx sample --qrels qrels.more --run run --count 2000 --format ids | grep -q $'\tNOT-IN-CORPUS\t'
+	# ID triples without a corpus come back as they are.
+	head -n 50 with > ids.tsv
+	dx sample --triples ids.tsv --format ids | cmp - ids.tsv
+	# Their query ids are added as they are read: those of a batch written
+	# later must stay where they are (under ASan, a use after free before).
+	awk 'BEGIN { for (i = 0; i < 5000; i++) printf "a-rather-long-query-identifier-%06d\t%d\t%d\n", i, i, i + 1 }' > many.tsv
+	dx sample --triples many.tsv --format ids | cmp - many.tsv
+	# Random negatives and texts need a corpus: one line each.
+	run --separate-stderr dx sample --qrels qrels --random --format ids
+	status_is 2
+	equals "$stderr" "docdex sample: --random draws from a corpus: give one (see docdex sample --help)"
+	run --separate-stderr dx sample --queries q.tsv --qrels qrels --run run
+	status_is 2
+	equals "$stderr" "docdex sample: no corpus or index given (only --format ids needs none) (see docdex sample --help)"
+	run --separate-stderr dx sample --qrels qrels --run run c.trec
+	status_is 2
+	equals "$stderr" "docdex sample: no --queries given (only --format ids needs none) (see docdex sample --help)"
+}
+
+# The SPLADE toy triples as ID triples over a corpus of their passages.
+toy_id_triples() {
+	LC_ALL=C awk -F'\t' '
+		!($1 in q) { q[$1] = ++nq; print "q" nq "\t" $1 > "q.tsv" }
+		{ for (i = 2; i <= 3; i++) if (!($i in d)) { d[$i] = ++nd; print nd * 7 "\t" $i > "c.tsv" }
+		  print "q" q[$1] "\t" d[$2] * 7 "\t" d[$3] * 7 }' "$DATA/splade-toy-triples.tsv" > ids.tsv
+	dx index -q c.tsv
+}
+
+# Issue 14, item 5.  Fails before the fix: exit 0 and nothing written (the
+# first case after reading the file 300000 times).
+@test "a triples file that holds no triple to write is an error with its summary, not a loop or silence" {
+	toy_id_triples
+	awk -F'\t' '{ print $1 "\tx" $2 "\tx" $3 }' ids.tsv > bad.tsv
+	run --separate-stderr dx sample --queries q.tsv --triples bad.tsv --count 300000 c.tsv
+	status_is 1
+	equals "$output" ""
+	equals "$stderr" "docdex sample: no line of the file holds a triple that can be written: 'bad.tsv'
+docdex sample: skipped: lines naming an id not in the corpus: 100 (first: bad.tsv:1); --strict stops at the first bad line"
+	# Every shard says the same, counting every shard's lines.
+	local r
+	for r in 0 1 2; do
+		run --separate-stderr dx sample --queries q.tsv --triples bad.tsv --rank $r --world-size 3 c.tsv
+		status_is 1
+		equals "${stderr#*$'\n'}" "docdex sample: skipped: lines naming an id not in the corpus: 100 (first: bad.tsv:1); --strict stops at the first bad line"
+	done
+	# Two negatives asked of lines that hold one.
+	run --separate-stderr dx sample --queries q.tsv --triples ids.tsv --negatives 2 c.tsv
+	status_is 1
+	equals "$stderr" "docdex sample: no line of the file holds a triple that can be written: 'ids.tsv'
+docdex sample: skipped: malformed lines: 100 (first: ids.tsv:1); --strict stops at the first bad line"
+	# An empty file, or one of comments.
+	: > empty
+	printf '# nothing\n\n' > comments
+	for f in empty comments; do
+		run --separate-stderr dx sample --queries q.tsv --triples $f --count 10 c.tsv
+		status_is 1
+		equals "$stderr" "docdex sample: no triples in the file: '$f'"
+	done
+	# One good line, shard 0's: shard 1 writes nothing and that is no error
+	# (its request is empty); --count reads the file again for shard 0.
+	{ head -n 1 ids.tsv; head -n 9 bad.tsv; } > one.tsv
+	run --separate-stderr dx sample --queries q.tsv --triples one.tsv --rank 1 --world-size 2 --format ids c.tsv
+	status_is 0
+	equals "$output" ""
+	equals "$stderr" "docdex sample: skipped: lines naming an id not in the corpus: 5 (first: one.tsv:2); --strict stops at the first bad line"
+	run --separate-stderr dx sample --queries q.tsv --triples one.tsv --rank 0 --world-size 2 --count 25 --format ids c.tsv
+	status_is 0
+	equals "$output" "$(head -n 1 ids.tsv; head -n 1 ids.tsv; head -n 1 ids.tsv)"
+}
+
+# Issue 14, item 6.  Fails before the fix: the values were not shown.
+@test "a rank not below the world size: the message shows both values and where they came from" {
+	"$DX_SYNTH" --count 20 -o c.tsv
+	dx index -q c.tsv
+	RANK=3 WORLD_SIZE=3 run --separate-stderr dx sample --queries x --qrels x --random c.tsv
+	status_is 2
+	equals "$stderr" "docdex sample: the rank must be below the world size: 'RANK=3, WORLD_SIZE=3' (see docdex sample --help)"
+	run --separate-stderr dx sample --queries x --qrels x --random --rank 4 --world-size 2 c.tsv
+	status_is 2
+	equals "$stderr" "docdex sample: the rank must be below the world size: '--rank 4, --world-size 2' (see docdex sample --help)"
+	RANK=1 run --separate-stderr dx sample --queries x --qrels x --random --world-size 1 c.tsv
+	status_is 2
+	equals "$stderr" "docdex sample: the rank must be below the world size: 'RANK=1, --world-size 1' (see docdex sample --help)"
+	WORLD_SIZE=abc run --separate-stderr dx sample --queries x --qrels x --random c.tsv
+	status_is 2
+	equals "$stderr" "docdex sample: bad number in the environment: 'WORLD_SIZE=abc' (see docdex sample --help)"
+}
+
+# Issue 14, item 7.  Fails before the fix: the input was replaced.
+@test "-o never replaces a file that sample reads: queries, qrels, run, triples, corpus or index" {
+	cp "$DATA/cacm-qrels-q0.txt" qrels
+	cp "$DATA/cacm-bm25-run.txt" run
+	corpus_for qrels run
+	head -n 20 qrels | awk '{ print $1 "\t" $3 "\t" $3 }' > triples
+	ln -s q.tsv q.link
+	local f
+	for f in q.tsv qrels run c.trec c.trec.ddx q.link; do
+		cp -L "$f" before
+		run --separate-stderr dx sample --queries q.tsv --qrels qrels --run run -o "$f" c.trec
+		status_is 1
+		equals "$stderr" "docdex sample: the output would replace a file this command reads: '$f'"
+		cmp "$f" before
+	done
+	cp triples before
+	run --separate-stderr dx sample --queries q.tsv --triples triples -o triples c.trec
+	status_is 1
+	equals "$stderr" "docdex sample: the output would replace a file this command reads: 'triples'"
+	cmp triples before
+	run --separate-stderr dx sample --triples triples --format ids -o triples
+	status_is 1
+	cmp triples before
+}
+
+# Issue 14, item 8.  The FIFO inputs worked before; the second reading
+# failed with "cannot read: ...: illegal seek", which this test refuses.
+@test "inputs from a FIFO (process substitution) work where one pass is enough; a second one is a clear error" {
+	toy_id_triples
+	dx sample --queries q.tsv --triples ids.tsv c.tsv > files
+	dx sample --queries <(cat q.tsv) --triples <(cat ids.tsv) c.tsv | cmp - files
+	gzip -c ids.tsv > ids.tsv.gz
+	dx sample --queries <(cat q.tsv) --triples <(cat ids.tsv.gz) c.tsv | cmp - files
+	run --separate-stderr dx sample --queries q.tsv --triples <(cat ids.tsv) --epochs 2 c.tsv
+	status_is 1
+	[[ "$stderr" == "docdex sample: needs a second reading, which a pipe or FIFO cannot give: save it to a file: '/dev/fd/"*"'" ]]
+	# Queries, qrels and a run, each read once.
+	cp "$DATA/cacm-qrels-q0.txt" qrels
+	cp "$DATA/cacm-bm25-run.txt" run
+	corpus_for qrels run
+	dx sample --queries q.tsv --qrels qrels --run run --count 300 c.trec > files
+	dx sample --queries <(cat q.tsv) --qrels <(cat qrels) --run <(cat run) --count 300 c.trec | cmp - files
+	# A run not written a query at a time needs a second reading.
+	run --separate-stderr dx sample --queries q.tsv --qrels qrels --run <(sort -k3,3 run) c.trec
+	status_is 1
+	[[ "$stderr" == "docdex sample: needs a second reading, which a pipe or FIFO cannot give: save it to a file: '/dev/fd/"*"'" ]]
+}
+
+# Issue 14, item 8.  Fails before the fix: the read that SIGTERM interrupted
+# was an error ("cannot read: ...: interrupted system call"), exit 1.
+@test "SIGTERM while a triples FIFO waits for its writer: 'interrupted', status 130, no -o file" {
+	toy_id_triples
+	mkfifo t.fifo
+	# The writer gives the lines, then holds the FIFO open without writing.
+	{ cat ids.tsv; exec sleep 100; } > t.fifo 3>&- &
+	local writer=$! st=0 i
+	"$DOCDEX" sample --queries q.tsv --triples t.fifo -o out c.tsv 2> err 3>&- &
+	local pid=$!
+	# Wait until it blocks reading the FIFO: its lines read, a batch not full.
+	for i in $(seq 200); do
+		grep -q pipe "/proc/$pid/wchan" 2> /dev/null && break
+		sleep 0.05
+	done
+	kill -TERM "$pid"
+	wait "$pid" || st=$?
+	kill "$writer"
+	equals "$st" 130
+	equals "$(cat err)" "docdex sample: interrupted: 'out'"
+	[ ! -e out ]
+	equals "$(ls -A | grep -c tmp)" 0
+}
+
+# Issue 14, item 9.  Fails before the fix: the bytes were read as text.
+@test "xz, bzip2 and zstd inputs are refused by their magic, not read as text" {
+	cp "$DATA/cacm-qrels-q0.txt" qrels
+	cp "$DATA/cacm-bm25-run.txt" run
+	corpus_for qrels run
+	local z name undo opt
+	for z in "xz|xz|xz -d" "bz2|bzip2|bzip2 -d" "zst|zstd|zstd -d"; do
+		IFS='|' read -r z name undo <<< "$z"
+		for opt in --queries --qrels --run; do
+			local args=(--queries q.tsv --qrels qrels --run run)
+			case $opt in
+			--queries) args[1]=$DATA/tiny.tsv.$z ;;
+			--qrels) args[3]=$DATA/tiny.tsv.$z ;;
+			--run) args[5]=$DATA/tiny.tsv.$z ;;
+			esac
+			run --separate-stderr dx sample "${args[@]}" c.trec
+			status_is 1
+			equals "$stderr" "docdex sample: compressed with $name, which docdex does not read: decompress it ($undo) or recompress it with gzip or bgzip: '$DATA/tiny.tsv.$z'"
+		done
+		run --separate-stderr dx sample --queries q.tsv --triples "$DATA/tiny.tsv.$z" c.trec
+		status_is 1
+		equals "$stderr" "docdex sample: compressed with $name, which docdex does not read: decompress it ($undo) or recompress it with gzip or bgzip: '$DATA/tiny.tsv.$z'"
+	done
 }
