@@ -75,13 +75,13 @@ complete -c docdex -n '__fish_seen_subcommand_from get' -l missing -x -a 'warn\t
 complete -c docdex -n '__fish_seen_subcommand_from get' -l batch -x -d 'look up to N ids together, reading their records in file order (default 1024)'
 complete -c docdex -n '__fish_seen_subcommand_from get' -s h -l help -d 'show the usage and options'
 
-# docdex sample: the corpus or index, one only.
+# docdex sample: the corpus or index, one only (none needed with --format ids).
 complete -c docdex -n '__fish_seen_subcommand_from sample; and __docdex_needs_corpus sample --queries --qrels --min-rel --run --depth --run-ratio --triples -o --output --format --field --negatives --count --epochs --seed --rank --world-size' -F
 complete -c docdex -n '__fish_seen_subcommand_from sample' -l queries -r -F -d 'query texts: qid TAB text, JSONL or TREC topics'
 complete -c docdex -n '__fish_seen_subcommand_from sample' -l qrels -r -F -d 'judgements: TREC or BEIR qrels'
 complete -c docdex -n '__fish_seen_subcommand_from sample' -l min-rel -x -d 'a judgement of N or more is a positive (default 1)'
-complete -c docdex -n '__fish_seen_subcommand_from sample' -l run -r -F -d 'draw negatives from a TREC run'
-complete -c docdex -n '__fish_seen_subcommand_from sample' -l depth -x -d 'keep the top K run documents of each query by score (default all)'
+complete -c docdex -n '__fish_seen_subcommand_from sample' -l run -r -F -d 'draw negatives from a run, TREC or MS MARCO (qid TAB pid TAB rank)'
+complete -c docdex -n '__fish_seen_subcommand_from sample' -l depth -x -d 'keep the top K run lines of each query, by score or rank (default all)'
 complete -c docdex -n '__fish_seen_subcommand_from sample' -l exclude-judged -d 'no judged document is a negative, whatever its relevance'
 complete -c docdex -n '__fish_seen_subcommand_from sample' -l random -d 'draw negatives uniformly from the whole corpus'
 complete -c docdex -n '__fish_seen_subcommand_from sample' -l run-ratio -x -d 'with a run and random negatives, the share from the run (default 0.5)'
@@ -95,7 +95,7 @@ complete -c docdex -n '__fish_seen_subcommand_from sample' -l epochs -x -d 'pass
 complete -c docdex -n '__fish_seen_subcommand_from sample' -l seed -x -d 'seed for the draws'
 complete -c docdex -n '__fish_seen_subcommand_from sample' -l rank -x -d 'the shard of this process, from 0 (default $RANK, or 0)'
 complete -c docdex -n '__fish_seen_subcommand_from sample' -l world-size -x -d 'number of shards (default $WORLD_SIZE, or 1)'
-complete -c docdex -n '__fish_seen_subcommand_from sample' -l strict -d 'stop at the first bad input line'
+complete -c docdex -n '__fish_seen_subcommand_from sample' -l strict -d 'stop at the first bad input line or an input shaped like another kind'
 complete -c docdex -n '__fish_seen_subcommand_from sample' -l stats -d 'print what was read and written to stderr'
 complete -c docdex -n '__fish_seen_subcommand_from sample' -s h -l help -d 'show the usage and options'
 
