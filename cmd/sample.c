@@ -94,7 +94,7 @@ enum { FMT_TSV, FMT_IDS, FMT_JSONL };
 
 /* Triples are read in batches: the records of a batch are read together,
  * in file order. */
-enum { BATCH = 1024 };
+enum { BATCH = 1024, BATCH_MAX = 1 << 18, BATCH_BYTES = 64 << 20 };
 
 typedef struct sampler_cli {
 	dx_corpus *c;         /* NULL with --format ids and no corpus */
@@ -107,9 +107,10 @@ typedef struct sampler_cli {
 	unsigned k;           /* negatives per triple */
 	unsigned depth;
 	dx_err err;
+	size_t batch;         /* triples a batch holds */
 	dx_triple *t;         /* the batch */
-	uint64_t *neg;        /* BATCH * k negatives */
-	uint64_t *pos;        /* BATCH * (1 + k) positions to read */
+	uint64_t *neg;        /* batch * k negatives */
+	uint64_t *pos;        /* batch * (1 + k) positions to read */
 	dx_record *recs;
 	uint64_t written;
 } sampler_cli;
@@ -168,7 +169,8 @@ static int flush(sampler_cli *x, size_t n)
 {
 	size_t per = 1 + x->k, m = 0;
 	int r;
-	if (x->c) {
+	/* Ids come from the index: no document is read for them. */
+	if (x->c && x->format != FMT_IDS) {
 		for (size_t i = 0; i < n; i++) {
 			x->pos[m++] = x->t[i].pos;
 			for (unsigned j = 0; j < x->k; j++)
@@ -180,7 +182,7 @@ static int flush(sampler_cli *x, size_t n)
 	}
 	for (size_t i = 0; i < n; i++) {
 		x->err.code = 0;
-		const dx_record *rec = x->c ? &x->recs[i * per] : NULL;
+		const dx_record *rec = x->c && x->format != FMT_IDS ? &x->recs[i * per] : NULL;
 		r = x->format == FMT_JSONL ? emit_jsonl(x, &x->t[i], rec) : emit_tsv(x, &x->t[i], rec);
 		if (r)
 			return x->err.code ? x->err.code : 1;
@@ -226,6 +228,39 @@ static void warnings(const dx_sample_report *rep)
 		cli_lib_error("sample", &rep->warning[i]);
 }
 
+/*
+ * How many triples a batch holds.  A record of a gzip corpus is
+ * decompressed from the access point before it, half a span (0.5 MiB) on
+ * average, one of a BGZF corpus with its block (up to 64 KiB); the records
+ * of a batch that share a stretch or a block share one run of
+ * decompression, so a batch costs at most one pass over the file.  The
+ * larger the batch, the less each record costs then: as many triples as
+ * 64 MiB of their documents hold.  A plain file costs the same per record
+ * whatever the batch.
+ */
+static size_t batch_size(sampler_cli *x)
+{
+	if (!x->c || x->format == FMT_IDS)
+		return BATCH;
+	dx_index *ix = dx_corpus_index(x->c);
+	dx_index_info info;
+	dx_index_get_info(ix, &info);
+	uint64_t usize = 0;
+	int compressed = 0;
+	for (uint32_t i = 0; i < info.sources; i++) {
+		dx_source_info si;
+		if (dx_index_get_source(ix, i, &si) == 0) {
+			usize += si.usize;
+			compressed |= si.kind != DX_SOURCE_PLAIN;
+		}
+	}
+	if (!compressed || !info.records)
+		return BATCH;
+	uint64_t per_triple = (usize / info.records + 1) * (1 + x->k);
+	uint64_t n = BATCH_BYTES / per_triple;
+	return n < BATCH ? BATCH : n > BATCH_MAX ? BATCH_MAX : (size_t)n;
+}
+
 /* Writes every triple of this shard.  Returns 0 or a library code, with
  * x->err filled, or 1 once output can go nowhere. */
 static int run(sampler_cli *x)
@@ -235,13 +270,13 @@ static int run(sampler_cli *x)
 			return DX_ECANCELED;
 		size_t n = 0;
 		int r = 0;
-		while (n < BATCH && (r = dx_sampler_next(x->s, &x->t[n], &x->err)) == 1)
+		while (n < x->batch && (r = dx_sampler_next(x->s, &x->t[n], &x->err)) == 1)
 			n++;
 		if (r < 0)
 			return r;
 		if (n && (r = flush(x, n)) != 0)
 			return r;
-		if (n < BATCH)
+		if (n < x->batch)
 			return 0;
 	}
 }
@@ -439,15 +474,16 @@ failed:
 		cli_lib_error("sample", &x.err);
 		goto done;
 	}
-	x.t = calloc(BATCH, sizeof *x.t);
-	x.neg = malloc(BATCH * x.k * sizeof *x.neg);
-	x.pos = malloc(BATCH * (1 + x.k) * sizeof *x.pos);
-	x.recs = malloc(BATCH * (1 + x.k) * sizeof *x.recs);
+	x.batch = batch_size(&x);
+	x.t = calloc(x.batch, sizeof *x.t);
+	x.neg = malloc(x.batch * x.k * sizeof *x.neg);
+	x.pos = malloc(x.batch * (1 + x.k) * sizeof *x.pos);
+	x.recs = malloc(x.batch * (1 + x.k) * sizeof *x.recs);
 	if (!x.t || !x.neg || !x.pos || !x.recs || out_open(&x.o, f ? dx_output_fd(f) : STDOUT_FILENO) < 0) {
 		cli_error("sample", "out of memory", NULL);
 		goto done;
 	}
-	for (size_t i = 0; i < BATCH; i++)
+	for (size_t i = 0; i < x.batch; i++)
 		x.t[i].neg = x.neg + i * x.k;
 	r = run(&x);
 	/* A signal may surface as a library error (a read that it
