@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,14 +83,48 @@ static void sweep_stale(const char *path)
 /*
  * What is at the target already decides how it is written.  A regular file
  * is replaced by rename; through a symbolic link, the file it points to is
- * (the link stays).  A character device or a FIFO (/dev/null, /dev/stdout,
- * a pipe's /proc/self/fd/1) is written through, as a shell's ">" would:
- * renaming over it would replace the device itself.  A directory, a block
- * device and a link to nothing are refused.  Sets a->path, or a->through.
+ * (the link stays).  A character device or a FIFO (/dev/null, a named
+ * pipe), and a descriptor named as /dev/stdout, /dev/fd/N or
+ * /proc/self/fd/N (or through a link to one), are written through, as a
+ * shell's ">" would: renaming over it would replace the device itself.  A
+ * directory, a block device and a link to nothing are refused.  Sets
+ * a->path, or a->through.
  */
+/* The descriptor a path names (/dev/stdout, /dev/fd/N, /proc/self/fd/N,
+ * or a link to one of them), or -1. */
+static int named_fd(const char *path)
+{
+	char target[64];
+	ssize_t n = readlink(path, target, sizeof target - 1);
+	if (n > 0) {
+		target[n] = '\0';
+		path = target;
+	}
+	if (strcmp(path, "/dev/stdout") == 0)
+		return 1;
+	if (strcmp(path, "/dev/stderr") == 0)
+		return 2;
+	const char *num = strncmp(path, "/dev/fd/", 8) == 0 ? path + 8
+	                : strncmp(path, "/proc/self/fd/", 14) == 0 ? path + 14 : NULL;
+	char *end;
+	long fd = num && *num ? strtol(num, &end, 10) : -1;
+	return fd >= 0 && fd <= INT_MAX && *end == '\0' ? (int)fd : -1;
+}
+
 static int resolve_target(dx_atomic *a, const char *path, dx_err *err)
 {
 	struct stat l, st;
+	/* A descriptor of ours by name: written through it, as the shell's
+	 * "> /dev/stdout" would, its offset and append mode shared; renaming
+	 * a file over what it names would lose a ">>" log, say. */
+	int nfd = named_fd(path);
+	if (nfd >= 0 && fcntl(nfd, F_GETFD) >= 0) {
+		if ((a->fd = fcntl(nfd, F_DUPFD_CLOEXEC, 3)) < 0)
+			return dx__fail_sys(err, path, "cannot write");
+		a->through = 1;
+		a->path = strdup(path);
+		return a->path ? 0 : dx__fail_nomem(err);
+	}
 	if (lstat(path, &l) < 0) {
 		if (errno != ENOENT)
 			return dx__fail_sys(err, path, "cannot create");

@@ -463,9 +463,11 @@ DX_MUST_CHECK int dx_corpus_verify(dx_corpus *c, dx_progress_fn progress, void *
  * target by dx_output_commit.  A process that fails, is interrupted or is
  * killed leaves the earlier file (if any) as it was.  Through a symbolic
  * link, the file it points to is replaced and the link kept; a character
- * device or a FIFO at the path (/dev/null, /dev/stdout) is written through,
- * never replaced; a directory, a block device or a link to nothing is
- * refused (DX_ESYS, DX_EINVAL).
+ * device or a FIFO at the path (/dev/null, a named pipe) is written
+ * through, never replaced, and so is a descriptor of this process named as
+ * /dev/stdout, /dev/fd/N or /proc/self/fd/N (its offset and append mode
+ * shared); a directory, a block device or a link to nothing is refused
+ * (DX_ESYS, DX_EINVAL).
  */
 typedef struct dx_output dx_output;
 DX_MUST_CHECK dx_output *dx_output_open(const char *path, dx_err *err);

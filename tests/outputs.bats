@@ -39,6 +39,12 @@ two_docs() {
 	status_is 0
 	equals "$output" "$(printf 'query\tone\ttwo')"
 	[ -L out ]
+	# Standard output on a file opened to append: appended to, as by ">>",
+	# never replaced by a new file.
+	echo earlier > log
+	dx sample --queries q.tsv --triples t.tsv -o /dev/stdout c.tsv >> log
+	dx sample --queries q.tsv --triples t.tsv -o out c.tsv >> log
+	equals "$(cat log)" "$(printf 'earlier\nquery\tone\ttwo\nquery\tone\ttwo')"
 	echo old > target
 	ln -s target link
 	run --separate-stderr dx sample --queries q.tsv --triples t.tsv -o link c.tsv
