@@ -201,7 +201,7 @@ killed_after() {
 # syntax: NAME, or NAME:when=N for its Nth call).  Leak checking, which
 # cannot work under a tracer, is off.
 rebuild_killed_at() {
-	run --separate-stderr env ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+	run --separate-stderr env "$UNDER_STRACE" \
 		strace -f -o /dev/null -e trace=write,fsync,linkat,rename -e "inject=$1:signal=KILL" \
 		"$DOCDEX" index -q --span 64K d/c.tsv.gz
 	status_is 137 || fail "killed at $1: it did not get there"
