@@ -13,11 +13,18 @@
  *   bit  6    3 negatives a triple, and the shard 1 of 2
  *   bit  7    also draw triples through dx_sampler_open (always for triples)
  *
+ * A run may be TREC's or MS MARCO's (qid TAB pid TAB rank), told from its
+ * first line by the loader.  Every input is read twice: over the corpus,
+ * and without one (ids as named, no random negatives, and no queries file
+ * unless the input is one; qrels then come with a fixed run for their
+ * negatives).
+ *
  * The other inputs are fixed: a small TSV corpus holding the ids that the
- * seeds (slices of tests/data) name, indexed once per process, its queries
- * and its qrels.  A file may be refused with an error code, never crash or
- * leak; what is loaded must hold together (positions inside the corpus,
- * positives never drawn as negatives), or abort().
+ * seeds (slices of tests/data) name, indexed once per process, its queries,
+ * its qrels and a run.  A file may be refused with an error code, never
+ * crash or leak; what is loaded must hold together (documents inside the
+ * corpus or the ids named, positives never drawn as negatives, a shape
+ * warning that says what), or abort().
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,6 +67,12 @@ static const char queries_text[] =
 	"TEST00\tdramatis personae\n"
 	"TEST01\tportia\n";
 
+/* A run for the queries of the qrels below, for qrels read without a
+ * corpus (no random negatives then); 9999 is in no corpus. */
+static const char run_text[] =
+	"1 Q0 4418 1 3.9 t\n1 Q0 9999 2 3.9 t\n1 Q0 1297 3 3.8 t\n"
+	"19335 Q0 1720389 1 9 t\n19335 Q0 1720395 2 8 t\n301 Q0 CR93E-10279 1 1 t\n";
+
 /* Positives for the queries of the run seeds, some at relevance 2 so that
  * every min_rel of the selector leaves one. */
 static const char qrels_text[] =
@@ -76,7 +89,7 @@ static dx_corpus *corpus;
 /* Bytes summed into a volatile: every byte handed out is read, so that
  * ASan sees an id or text that points outside its memory. */
 static volatile size_t sink;
-static char queries_path[512], qrels_path[512];
+static char queries_path[512], qrels_path[512], run_path[512];
 
 /* Writes the fixed files and indexes the corpus, once per process. */
 static void setup(void)
@@ -104,6 +117,7 @@ static void setup(void)
 	snprintf(queries_path, sizeof queries_path, "%s",
 	         fuzz_file("queries.tsv", queries_text, sizeof queries_text - 1));
 	snprintf(qrels_path, sizeof qrels_path, "%s", fuzz_file("qrels.txt", qrels_text, sizeof qrels_text - 1));
+	snprintf(run_path, sizeof run_path, "%s", fuzz_file("run.txt", run_text, sizeof run_text - 1));
 }
 
 /* A failure must say what it was. */
@@ -113,17 +127,39 @@ static void failed(int r, const dx_err *err)
 		abort();
 }
 
-/* A sampler as dx_sampler_open starts one, before it reads anything. */
-static dx_sampler *new_sampler(const dx_sample_opts *o)
+/* The documents there are: the corpus's, or without one the ids named. */
+static uint64_t doc_count(const dx_sampler *s)
 {
-	dx_sampler *s = calloc(1, sizeof *s);
-	if (!s)
+	return s->c ? dx_corpus_count(s->c) : s->docs.n;
+}
+
+/* The shape warnings say what and where, within their bounds. */
+static void check_report(const dx_sampler *s)
+{
+	const dx_sample_report *r = &s->rep;
+	if (r->nwarnings > DX_SAMPLE_WARNINGS)
 		abort();
-	s->c = corpus;
-	s->o = *o;
-	s->next = o->rank;
-	s->perm_epoch = UINT64_MAX;
-	return s;
+	for (unsigned i = 0; i < r->nwarnings; i++)
+		if (r->warning[i].code != DX_EFORMAT || !memchr(r->warning[i].what, 0, sizeof r->warning[i].what) ||
+		    strncmp(r->warning[i].what, "read as ", 8) != 0 || !r->warning[i].subject[0])
+			abort();
+	for (int k = 0; k < DX_SP_KINDS; k++)
+		if ((r->problems[k] != 0) != (r->first[k][0] != 0))
+			abort();
+}
+
+/* A document's number gives back its id, and the id its number. */
+static void check_doc(dx_sampler *s, uint64_t doc)
+{
+	const char *id;
+	size_t n;
+	dx_err err = { 0 };
+	if (doc >= doc_count(s) || dx_sampler_doc_id(s, doc, &id, &n, &err) < 0)
+		abort();
+	fuzz_touch(id, n);
+	uint64_t back;
+	if (!s->c && (dx__sample_doc(s, id, n, &back, &err) != 1 || back != doc))
+		abort();
 }
 
 /* Every query id finds its own number, and its text is in the pool. */
@@ -151,7 +187,7 @@ static void check_queries(const dx_sampler *s)
 static void check_qrels(const dx_sampler *s)
 {
 	uint32_t nq = s->q.ids.n;
-	uint64_t n = dx_corpus_count(corpus);
+	uint64_t n = doc_count(s);
 	for (uint32_t q = 0; q < nq; q++) {
 		if (s->excl_at[q] > s->excl_at[q + 1])
 			abort();
@@ -170,7 +206,9 @@ static void check_qrels(const dx_sampler *s)
  * corpus, and none is excluded for it. */
 static void check_run(const dx_sampler *s)
 {
-	uint64_t n = dx_corpus_count(corpus);
+	uint64_t n = doc_count(s);
+	if (s->run_format != DX_RUN_TREC && s->run_format != DX_RUN_MSMARCO && s->run_format != DX_RUN_UNKNOWN)
+		abort();
 	for (uint32_t q = 0; q < s->q.ids.n; q++) {
 		uint64_t at = s->cand_at[q], m = s->cand_n[q];
 		if (at > s->rep.run_entries || m > s->rep.run_entries - at || (s->o.depth && m > s->o.depth))
@@ -183,11 +221,17 @@ static void check_run(const dx_sampler *s)
 
 /* Loads the file through its own loader, after the fixed inputs that it
  * needs (the queries, and for a run the qrels too). */
-static void load_direct(int which, const dx_sample_opts *o)
+static void load_direct(dx_corpus *c, int which, const dx_sample_opts *o)
 {
 	dx_err err = { 0 };
-	dx_sampler *s = new_sampler(o);
-	int r = dx__queries_load(s, &err);
+	dx_sampler *s = dx__sampler_new(c, o, &err);
+	if (!s)
+		abort();
+	int r = 0;
+	if (o->queries) {
+		s->have_texts = 1;
+		r = dx__queries_load(s, &err);
+	}
 	if (which == 0) {
 		if (r < 0)
 			failed(r, &err);
@@ -201,29 +245,40 @@ static void load_direct(int which, const dx_sample_opts *o)
 		failed(r, &err);
 	} else {
 		check_qrels(s);
-		if (which == 2 && (r = dx__run_load(s, &err)) < 0)
+		if (o->run && (r = dx__run_load(s, &err)) < 0) {
+			if (which != 2)
+				abort(); /* the fixed run */
 			failed(r, &err);
-		else if (which == 2)
+		} else if (o->run) {
 			check_run(s);
+		}
 	}
+	check_report(s);
 	dx_sampler_close(s);
 }
 
 /* Draws triples as docdex sample does and checks each. */
-static void draw(const dx_sample_opts *o)
+static void draw(dx_corpus *c, const dx_sample_opts *o)
 {
 	dx_err err = { 0 };
-	dx_sampler *s = dx_sampler_open(corpus, o, &err);
+	dx_sample_report rep;
+	dx_sample_opts oo = *o;
+	oo.report = &rep;
+	dx_sampler *s = dx_sampler_open(c, &oo, &err);
 	if (!s) {
 		failed(err.code, &err);
+		if (rep.nwarnings > DX_SAMPLE_WARNINGS)
+			abort();
 		return;
 	}
-	uint64_t n = dx_corpus_count(corpus), neg[MAX_NEG];
+	check_report(s);
+	uint64_t neg[MAX_NEG];
 	dx_triple t = { .neg = neg };
 	int r = 0;
 	for (int i = 0; i < MAX_TRIPLES && (r = dx_sampler_next(s, &t, &err)) == 1; i++) {
-		if (t.n % o->world_size != o->rank || t.pos >= n || t.nneg != o->negatives)
+		if (t.n % o->world_size != o->rank || t.nneg != o->negatives)
 			abort();
+		check_doc(s, t.pos);
 		int64_t q = dx__strtab_find(&s->q.ids, t.qid, t.qid_len);
 		size_t tn;
 		const char *text = q < 0 ? NULL : dx__query_text(&s->q, (uint32_t)q, &tn);
@@ -232,8 +287,7 @@ static void draw(const dx_sample_opts *o)
 		for (size_t k = 0; k < t.query_len; k++)
 			sink += (unsigned char)t.query[k];
 		for (unsigned k = 0; k < t.nneg; k++) {
-			if (neg[k] >= n)
-				abort();
+			check_doc(s, neg[k]);
 			/* Drawn from qrels: a positive or excluded document is no negative. */
 			if (!o->triples && dx__sample_excluded(s, (uint32_t)q, neg[k]))
 				abort();
@@ -243,6 +297,7 @@ static void draw(const dx_sample_opts *o)
 	}
 	if (r < 0)
 		failed(r, &err);
+	check_report(s);
 	dx_sampler_close(s);
 }
 
@@ -286,8 +341,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		o.count = k & 2 ? 5 : 0;
 	}
 	if (which != 3)
-		load_direct((int)which, &o);
+		load_direct(corpus, (int)which, &o);
 	if (which == 3 || (sel & 0x80))
-		draw(&o);
+		draw(corpus, &o);
+	/* Again without a corpus: no random negatives, and no queries file
+	 * but the input; qrels take the fixed run for their negatives. */
+	o.random = 0;
+	if (which != 0)
+		o.queries = NULL;
+	if (which == 0 || which == 1)
+		o.run = run_path;
+	if (which != 3)
+		load_direct(NULL, (int)which, &o);
+	if (which == 3 || (sel & 0x80))
+		draw(NULL, &o);
 	return 0;
 }
