@@ -16,9 +16,9 @@
  * run whose queries come back in later blocks is read a second time,
  * keeping the scores too, and each query is ranked again over all of its
  * blocks at the end.  A document that is not in the corpus takes its slot
- * in both: while a block is read it stands for its line; in the second
- * reading the missing ones a block keeps are copied out, and only those
- * that the final ranking keeps are counted.
+ * in both: while a block is read it stands for its line and id; in the
+ * second reading a block keeps only its line number, and only those that
+ * the final ranking keeps are counted, the id of the first read again.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,7 +28,8 @@
 #include "sample.h"
 
 /* A document not in the corpus: the rest of pos numbers its line in the
- * block's (or, once kept, the loader's) table of missing lines. */
+ * block's table of missing lines or, once kept in a second reading, is
+ * its line number in the file. */
 #define MISSING (UINT64_C(1) << 63)
 
 typedef struct entry {
@@ -61,7 +62,6 @@ typedef struct loader {
 	size_t ncur, capcur;
 	uint32_t cur_q;
 	missing_list cur_miss; /* the missing lines of that block */
-	missing_list kept_miss; /* the missing lines kept (second reading) */
 	uint64_t *pos;        /* kept candidates, block after block */
 	double *score;        /* and their scores, with keep_scores */
 	int keep_scores;
@@ -74,6 +74,7 @@ typedef struct loader {
 	uint64_t miss_n, miss_line;
 	char miss_id[201];
 	size_t miss_id_len;
+	int miss_id_known;    /* miss_id is that of miss_line */
 } loader;
 
 static int by_rank(const void *a, const void *b)
@@ -109,16 +110,16 @@ static void free_missing(missing_list *ml)
 	memset(ml, 0, sizeof *ml);
 }
 
-/* A missing document inside a top depth: counted, the first line kept. */
-static void note_missing(loader *l, const missing_list *ml, uint64_t idx)
+/* A missing document inside a top depth: counted, the first line kept,
+ * with its id when it is known (id is NULL in a second reading). */
+static void note_missing(loader *l, uint64_t line, const char *id, size_t len)
 {
-	const missing *m = &ml->m[idx];
-	if (l->miss_n++ == 0 || m->line < l->miss_line) {
-		l->miss_line = m->line;
-		l->miss_id_len = m->len < sizeof l->miss_id - 1 ? m->len : sizeof l->miss_id - 1;
-		/* An empty pool (ids of no bytes) has no buffer at all. */
+	if (l->miss_n++ == 0 || line < l->miss_line) {
+		l->miss_line = line;
+		l->miss_id_known = id != NULL;
+		l->miss_id_len = id ? (len < sizeof l->miss_id - 1 ? len : sizeof l->miss_id - 1) : 0;
 		if (l->miss_id_len)
-			memcpy(l->miss_id, ml->ids.p + m->off, l->miss_id_len);
+			memcpy(l->miss_id, id, l->miss_id_len);
 	}
 }
 
@@ -154,19 +155,14 @@ static int keep(loader *l, uint32_t q, entry *e, size_t n, int from_read, dx_err
 		n = l->s->o.depth;
 	size_t m = 0;
 	for (size_t i = 0; i < n; i++) {
-		if (e[i].pos & MISSING) {
-			uint64_t idx = e[i].pos & ~MISSING;
+		if ((e[i].pos & MISSING) && (from_read || !l->keep_scores)) {
+			const missing *mi = &l->cur_miss.m[e[i].pos & ~MISSING];
 			if (!l->keep_scores) {
-				note_missing(l, &l->cur_miss, idx);
+				note_missing(l, mi->line, l->cur_miss.ids.p + mi->off, mi->len);
 				continue;
 			}
-			if (from_read) {
-				const missing *mi = &l->cur_miss.m[idx];
-				int r = add_missing(&l->kept_miss, mi->line, l->cur_miss.ids.p + mi->off, mi->len, &idx, err);
-				if (r < 0)
-					return r;
-				e[i].pos = MISSING | idx;
-			}
+			/* Kept to be ranked again: its line is enough. */
+			e[i].pos = MISSING | mi->line;
 		}
 		e[m++] = e[i];
 	}
@@ -285,7 +281,7 @@ static int finish(loader *l, dx_err *err)
 		for (uint64_t x = 0; x < bl->n; x++) {
 			uint64_t pos = l->pos[bl->start + x];
 			if (pos & MISSING)
-				note_missing(l, &l->kept_miss, pos & ~MISSING);
+				note_missing(l, pos & ~MISSING, NULL, 0);
 			else if (!dx__sample_excluded(s, bl->q, pos))
 				l->pos[w++] = pos;
 		}
@@ -298,7 +294,7 @@ static int finish(loader *l, dx_err *err)
 		free(l->pos);
 	l->pos = NULL;
 	s->rep.run_entries = w;
-	return report_missing(l, err);
+	return 0;
 }
 
 /* Frees what a reading of the run kept, but the queries it wants. */
@@ -310,7 +306,6 @@ static void loader_free(loader *l)
 	free(l->blocks);
 	free(l->seen);
 	free_missing(&l->cur_miss);
-	free_missing(&l->kept_miss);
 	memset(l, 0, sizeof *l);
 }
 
@@ -391,6 +386,31 @@ static int read_run(loader *l, dx_textfile *t, const unsigned char *wanted, dx_e
 	return r < 0 ? r : end_block(l, err);
 }
 
+/* The id of the first missing line that a second reading counted, read
+ * again from the file (which was read twice already, so can be). */
+static int find_missing_id(loader *l, dx_textfile *t, dx_err *err)
+{
+	int r = dx__textfile_rewind(t, err);
+	char *line;
+	size_t len;
+	if (r < 0)
+		return r;
+	while ((r = dx__textfile_next(t, &line, &len, err)) == 1) {
+		if (t->line < l->miss_line)
+			continue;
+		char *f[3];
+		size_t fl[3];
+		int d = l->s->run_format == DX_RUN_TREC ? 2 : 1;
+		if (dx__split_blanks(line, len, f, fl, 3) > d) {
+			l->miss_id_len = fl[d] < sizeof l->miss_id - 1 ? fl[d] : sizeof l->miss_id - 1;
+			memcpy(l->miss_id, f[d], l->miss_id_len);
+			l->miss_id_known = 1;
+		}
+		return 0;
+	}
+	return r < 0 ? r : 0;
+}
+
 int dx__run_load(dx_sampler *s, dx_err *err)
 {
 	dx_textfile t;
@@ -418,6 +438,10 @@ int dx__run_load(dx_sampler *s, dx_err *err)
 		r = merge_blocks(&l, err);
 	if (r == 0)
 		r = finish(&l, err);
+	if (r == 0 && l.miss_n && !l.miss_id_known)
+		r = find_missing_id(&l, &t, err);
+	if (r == 0)
+		r = report_missing(&l, err);
 	loader_free(&l);
 	free(wanted);
 	dx__textfile_close(&t);

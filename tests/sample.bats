@@ -358,10 +358,14 @@ PY
 	status_is 0
 	equals "$output" "$(cat t.jsonl)"
 	[[ "$stderr" == "docdex sample: skipped: run lines in a query's top 30 naming an id not in the corpus: $c (first: run.mixed:"* ]]
-	# --strict: the first of them is the error.
+	# --strict: the first of them is the error, in either reading.
 	run --separate-stderr dx sample --run run "${opts[@]}" --strict
 	status_is 1
 	equals "$stderr" "docdex sample: run id not in the corpus: '$id': 'run:$f'"
+	run --separate-stderr dx sample --run run.mixed "${opts[@]}" --strict
+	status_is 1
+	[[ "$stderr" =~ ^"docdex sample: run id not in the corpus: '"([0-9]+)"': 'run.mixed:"([0-9]+)"'"$ ]]
+	equals "$(sed -n "${BASH_REMATCH[2]}p" run.mixed | awk '{ print $3 }')" "${BASH_REMATCH[1]}"
 	# Without --depth every missing line of the queries with a positive counts.
 	run --separate-stderr dx sample --run run --queries "$DATA/vaswani-topics.trec" --qrels qrels --count 10 sub.trec
 	status_is 0

@@ -106,6 +106,8 @@ static void depth_counts_missing(void)
 		o.strict = 1;
 		CHECK(dx_sampler_open(c, &o, &err) == NULL);
 		CHECK_EQ(err.code, DX_EFORMAT);
+		if (strcmp(err.what, "run id not in the corpus: 'd2'") != 0)
+			fprintf(stderr, "%s: got '%s' (%s)\n", runs[i], err.what, err.subject);
 		CHECK(strcmp(err.what, "run id not in the corpus: 'd2'") == 0);
 		CHECK(strrchr(err.subject, '/') && strcmp(strrchr(err.subject, '/') + 1, lines[i]) == 0);
 	}
