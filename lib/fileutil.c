@@ -155,7 +155,7 @@ void dx__host_name(char *out, size_t n)
 			*p = '_';
 }
 
-int dx__refuse_compressed(int fd, const char *path, dx_err *err)
+int dx__refuse_compressed_bytes(const void *head, size_t n, const char *path, dx_err *err)
 {
 	/* Magic numbers: xz and zstd (their formats' specifications), bzip2
 	 * ("BZh", the block size, then a block's or the end's magic), lz4's
@@ -172,15 +172,13 @@ int dx__refuse_compressed(int fd, const char *path, dx_err *err)
 		{ "7-Zip", "7z\xbc\xaf\x27\x1c", 6, "7z x" },
 		{ "compress", "\x1f\x9d", 2, "uncompress" },
 	};
-	unsigned char h[10];
-	ssize_t n = pread(fd, h, sizeof h, 0);
-	if (n <= 0)
-		return 0; /* empty, or not seekable (a pipe): nothing to tell */
+	const unsigned char *h = head;
 	const char *name = NULL, *undo = NULL;
 	for (size_t i = 0; i < sizeof kinds / sizeof kinds[0] && !name; i++)
-		if ((size_t)n >= kinds[i].len && memcmp(h, kinds[i].magic, kinds[i].len) == 0)
+		if (n >= kinds[i].len && memcmp(h, kinds[i].magic, kinds[i].len) == 0)
 			name = kinds[i].name, undo = kinds[i].undo;
-	if (!name && n == 10 && memcmp(h, "BZh", 3) == 0 && h[3] >= '1' && h[3] <= '9' &&
+	if (!name && n >= DX_MAGIC_MAX && memcmp(h, "BZh", 3) == 0 && h[3] >= '1' &&
+	    h[3] <= '9' &&
 	    (memcmp(h + 4, "\x31\x41\x59\x26\x53\x59", 6) == 0 ||
 	     memcmp(h + 4, "\x17\x72\x45\x38\x50\x90", 6) == 0))
 		name = "bzip2", undo = "bzip2 -d";
@@ -189,4 +187,13 @@ int dx__refuse_compressed(int fd, const char *path, dx_err *err)
 	return dx__fail(err, DX_EFORMAT, 0, path,
 	                "compressed with %s, which docdex does not read: decompress it (%s) or "
 	                "recompress it with gzip or bgzip", name, undo);
+}
+
+int dx__refuse_compressed(int fd, const char *path, dx_err *err)
+{
+	unsigned char h[DX_MAGIC_MAX];
+	ssize_t n = pread(fd, h, sizeof h, 0);
+	if (n <= 0)
+		return 0; /* empty, or not seekable (a pipe): the reader tells */
+	return dx__refuse_compressed_bytes(h, (size_t)n, path, err);
 }

@@ -41,8 +41,11 @@ void dx__host_name(char *out, size_t n);
  * Refuses a file compressed in a way docdex does not read (xz, bzip2, zstd,
  * lz4, zip, 7-Zip, compress), told by its magic number, rather than read
  * its bytes as text: 0, or DX_EFORMAT naming the compression.  Gzip and
- * BGZF pass, and so does a file that cannot be read from its start.
+ * BGZF pass, and so does a file that cannot be read from its start (a
+ * pipe: its reader checks the first bytes it reads, with the second form).
  */
+enum { DX_MAGIC_MAX = 10 }; /* the bytes the longest check needs */
 int dx__refuse_compressed(int fd, const char *path, dx_err *err);
+int dx__refuse_compressed_bytes(const void *head, size_t n, const char *path, dx_err *err);
 
 #endif

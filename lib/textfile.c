@@ -24,12 +24,6 @@ int dx__textfile_open(dx_textfile *t, const char *path, dx_err *err)
 			return dx__fail(err, DX_ECANCELED, 0, path, "interrupted");
 		return dx__fail_sys(err, path, "cannot open");
 	}
-	/* xz, bzip2, zstd...: refused by their magic, not read as text. */
-	int r = dx__refuse_compressed(fd, path, err);
-	if (r < 0) {
-		close(fd);
-		return r;
-	}
 	struct stat st;
 	t->seekable = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
 	t->path = strdup(path);
@@ -85,6 +79,15 @@ static int fill(dx_textfile *t, dx_err *err)
 	}
 	if (n == 0 && zerr == Z_BUF_ERROR)
 		return dx__fail(err, DX_EFORMAT, 0, t->path, "truncated gzip file");
+	/* xz, bzip2, zstd...: refused by their magic, not read as text; here,
+	 * on the first bytes read, so that a pipe is checked too (zlib passes
+	 * bytes that are not gzip through as they are). */
+	if (t->read == 0) {
+		int r = dx__refuse_compressed_bytes(t->buf + t->len, (size_t)n, t->path, err);
+		if (r < 0)
+			return r;
+	}
+	t->read += (size_t)n;
 	t->len += (size_t)n;
 	return n > 0;
 }

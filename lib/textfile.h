@@ -16,6 +16,7 @@ typedef struct dx_textfile {
 	char *buf;
 	size_t start, len, cap;
 	size_t last;          /* where the line last returned starts in buf */
+	size_t read;          /* bytes read so far */
 	int eof;
 	int seekable;         /* a regular file, which can be read again */
 	uint64_t line;        /* 1-based number of the line last returned */

@@ -218,6 +218,23 @@ two_docs() {
 	done
 }
 
+@test "xz, bzip2 and zstd queries, qrels and runs are refused from a pipe too" {
+	local f name undo
+	for f in tiny.tsv.xz:xz:"xz -d" tiny.tsv.bz2:bzip2:"bzip2 -d" tiny.tsv.zst:zstd:"zstd -d"; do
+		IFS=: read -r f name undo <<< "$f"
+		use_data "$f"
+		# A pipe cannot be read again from its start: the reader checks the
+		# first bytes it reads.
+		run --separate-stderr bash -c 'cat "$1" | "$2" sample --format ids --qrels /dev/stdin --run /dev/null' _ "$f" "$DOCDEX"
+		status_is 1
+		equals "$stderr" "docdex sample: compressed with $name, which docdex does not read: decompress it ($undo) or recompress it with gzip or bgzip: '/dev/stdin'"
+		# A regular file is told the same way.
+		run --separate-stderr dx sample --format ids --qrels "$f" --run /dev/null
+		status_is 1
+		equals "$stderr" "docdex sample: compressed with $name, which docdex does not read: decompress it ($undo) or recompress it with gzip or bgzip: '$f'"
+	done
+}
+
 @test "a file of another format than --format says gives no empty index" {
 	two_docs
 	run --separate-stderr dx index --format trec c.tsv
