@@ -1,6 +1,8 @@
 # docdex: build, test, install.
 #
-#   make                 docdex and lib/libdocdex.a
+#   make                 docdex, the core library (lib/libdocdex.a and
+#                        lib/libdocdex.so.0) and the benchmark engine
+#                        (bench/libdxbench.a, never installed)
 #   make check           C unit tests of lib/, the fuzz harnesses over their
 #                        saved inputs, then the bats suites
 #   make fuzz            each fuzz harness under libFuzzer (clang), FUZZ_TIME s
@@ -29,12 +31,23 @@ ALL_CFLAGS = -std=c11 $(WARN) $(CFLAGS)
 ifdef DEV
 ALL_CFLAGS += -Werror
 endif
-ALL_CPPFLAGS = -D_GNU_SOURCE -Ilib $(CPPFLAGS)
-# -ldl: dlopen of the CUDA runtime (in libc since glibc 2.34; harmless there).
-LDLIBS = -lz -lyaml -lm -lpthread -ldl
+# -MMD -MP: each object depends on the headers it includes, no more.
+ALL_CPPFLAGS = -D_GNU_SOURCE -Ilib -Ibench -MMD -MP $(CPPFLAGS)
+# The core library needs zlib and threads; the benchmark engine adds
+# libyaml (experiment files) and -ldl (dlopen of the CUDA runtime; in libc
+# since glibc 2.34, harmless there).
+CORE_LIBS = -lz -lm -lpthread
+LDLIBS = -lyaml -ldl $(CORE_LIBS)
+
+# The library's version, from docdex.h; the soname changes with MAJOR.
+VERSION := $(shell sed -n 's/^\#define DX_VERSION "\(.*\)"/\1/p' lib/docdex.h)
+SOVERSION = $(firstword $(subst ., ,$(VERSION)))
 
 PREFIX ?= /usr/local
 BINDIR = $(PREFIX)/bin
+LIBDIR = $(PREFIX)/lib
+INCLUDEDIR = $(PREFIX)/include
+PKGCONFIGDIR = $(LIBDIR)/pkgconfig
 MANDIR = $(PREFIX)/share/man
 BASHCOMPDIR = $(PREFIX)/share/bash-completion/completions
 ZSHCOMPDIR = $(PREFIX)/share/zsh/site-functions
@@ -44,19 +57,25 @@ B ?= build
 ifeq ($(B),build)
 DOCDEX = docdex
 LIBDX = lib/libdocdex.a
+LIBDX_SO = lib/libdocdex.so.$(SOVERSION)
+LIBDXB = bench/libdxbench.a
 SYNTH = tests/dx-synth
 POKE = tests/ddx-poke
 else
 DOCDEX = $(B)/docdex
 LIBDX = $(B)/libdocdex.a
+LIBDX_SO = $(B)/libdocdex.so.$(SOVERSION)
+LIBDXB = $(B)/libdxbench.a
 SYNTH = $(B)/dx-synth
 POKE = $(B)/ddx-poke
 endif
 
 LIB_SRC = $(sort $(wildcard lib/*.c))
+BENCH_SRC = $(sort $(wildcard bench/*.c))
 CMD_SRC = $(sort $(wildcard cmd/*.c))
 UNIT_SRC = $(sort $(wildcard tests/unit/test_*.c))
 LIB_OBJ = $(LIB_SRC:%.c=$(B)/%.o)
+BENCH_OBJ = $(BENCH_SRC:%.c=$(B)/%.o)
 CMD_OBJ = $(CMD_SRC:%.c=$(B)/%.o)
 UNIT_BIN = $(UNIT_SRC:%.c=$(B)/%)
 MAN = $(wildcard man/*.1) $(wildcard man/*.5)
@@ -65,41 +84,63 @@ MAN = $(wildcard man/*.1) $(wildcard man/*.5)
 BUILD_INFO = -DDX_BUILD_CC='"$(shell $(CC) --version 2>/dev/null | head -n 1)"' \
              -DDX_BUILD_CFLAGS='"$(strip $(CFLAGS))"'
 
-all: $(DOCDEX) $(LIBDX) $(SYNTH)
+all: $(DOCDEX) $(LIBDX) $(LIBDX_SO) $(SYNTH)
 
-$(B)/%.o: %.c $(wildcard lib/*.h cmd/*.h tests/unit/*.h tests/fuzz/*.h)
+$(B)/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -c -o $@ $<
 
+# The core's objects are position-independent, and show only what
+# docdex.h marks DX_EXPORT: one set serves the static and the shared
+# library.
+$(B)/lib/%.o: lib/%.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -fPIC -fvisibility=hidden -c -o $@ $<
+
 $(B)/cmd/version.o: BUILD_INFO_FLAGS = $(BUILD_INFO)
-$(B)/cmd/version.o: cmd/version.c $(wildcard lib/*.h cmd/*.h) Makefile
+$(B)/cmd/version.o: cmd/version.c Makefile
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CPPFLAGS) $(BUILD_INFO_FLAGS) $(ALL_CFLAGS) -c -o $@ $<
+
+-include $(shell find $(B) -name '*.d' 2>/dev/null)
 
 $(LIBDX): $(LIB_OBJ)
 	@mkdir -p $(@D)
 	rm -f $@
 	$(AR) rcs $@ $^
 
-$(DOCDEX): $(CMD_OBJ) $(LIBDX)
+# --no-undefined: the core needs nothing of the engine or the program.
+$(LIBDX_SO): $(LIB_OBJ)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(CMD_OBJ) $(LIBDX) $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -shared -Wl,-soname,libdocdex.so.$(SOVERSION) \
+	    -Wl,--no-undefined -o $@ $^ $(CORE_LIBS)
+	ln -sf libdocdex.so.$(SOVERSION) $(@D)/libdocdex.so
 
-$(SYNTH): $(B)/tests/dx-synth.o $(LIBDX)
+$(LIBDXB): $(BENCH_OBJ)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LIBDX) $(LDLIBS)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+# The programs link the core statically: docdex runs from any directory.
+$(DOCDEX): $(CMD_OBJ) $(LIBDXB) $(LIBDX)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(CMD_OBJ) $(LIBDXB) $(LIBDX) $(LDLIBS)
+
+$(SYNTH): $(B)/tests/dx-synth.o $(LIBDXB) $(LIBDX)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LIBDXB) $(LIBDX) $(LDLIBS)
 
 # Sets a field of an index and mends its checksums, for tests of indexes
 # that lie (tests/ddx-poke.c).
 $(POKE): $(B)/tests/ddx-poke.o $(B)/tests/fuzz/ddx_repair.o $(LIBDX)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(CORE_LIBS)
 
-$(B)/tests/unit/%: $(B)/tests/unit/%.o $(LIBDX)
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LIBDX) $(LDLIBS)
+$(B)/tests/unit/%: $(B)/tests/unit/%.o $(LIBDXB) $(LIBDX)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LIBDXB) $(LIBDX) $(LDLIBS)
 
 # A fake CUDA runtime for tests/unit/test_cuda.c, which finds it through
-# DOCDEX_FAKE_CUDART: it exercises lib/cuda.c's dlopen path without CUDA.
+# DOCDEX_FAKE_CUDART: it exercises bench/cuda.c's dlopen path without CUDA.
 FAKE_CUDART = $(B)/tests/libfakecudart.so
 $(FAKE_CUDART): tests/fake_cudart.c
 	@mkdir -p $(@D)
@@ -128,15 +169,9 @@ FUZZ_INPUTS = $$(find tests/fuzz/seeds/$$n tests/fuzz/regress/$$n -type f 2>/dev
 
 FUZZ_COMMON = $(B)/tests/fuzz/fuzz.o $(B)/tests/fuzz/ddx_repair.o
 
-$(B)/tests/fuzz/replay/%: $(B)/tests/fuzz/fuzz_%.o $(B)/tests/fuzz/replay.o $(FUZZ_COMMON) $(LIBDX)
+$(B)/tests/fuzz/replay/%: $(B)/tests/fuzz/fuzz_%.o $(B)/tests/fuzz/replay.o $(FUZZ_COMMON) $(LIBDXB) $(LIBDX)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(filter-out $(LIBDX),$^) $(LIBDX) $(LDLIBS)
-
-# The report harness reads and writes reports with the command line's own
-# reader and writers, which live in cmd/: it links those objects too, and
-# the recipes put the library after them, for the symbols they take from it.
-FUZZ_REPORT_OBJ = $(B)/cmd/report_read.o $(B)/cmd/results.o $(B)/cmd/plot.o
-$(B)/tests/fuzz/replay/report $(B)/tests/fuzz/bin/report: $(FUZZ_REPORT_OBJ)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(filter-out $(LIBDXB) $(LIBDX),$^) $(LIBDXB) $(LIBDX) $(LDLIBS)
 
 replay: $(REPLAY_BIN)
 	@for n in $(FUZZ_NAMES); do echo "replay: $$n"; \
@@ -154,9 +189,9 @@ fuzz:
 	$(MAKE) B=build/fuzz CC=clang CFLAGS="$(FUZZ_FLAGS) -fsanitize=fuzzer-no-link" \
 	    LDFLAGS="$(FUZZ_FLAGS)" fuzz-run
 
-$(B)/tests/fuzz/bin/%: $(B)/tests/fuzz/fuzz_%.o $(FUZZ_COMMON) $(LIBDX)
+$(B)/tests/fuzz/bin/%: $(B)/tests/fuzz/fuzz_%.o $(FUZZ_COMMON) $(LIBDXB) $(LIBDX)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -fsanitize=fuzzer -o $@ $(filter-out $(LIBDX),$^) $(LIBDX) $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -fsanitize=fuzzer -o $@ $(filter-out $(LIBDXB) $(LIBDX),$^) $(LIBDXB) $(LIBDX) $(LDLIBS)
 
 # What a run learns is kept in $(B)/corpus/NAME; a failing input is
 # written to $(B)/crash-NAME-*, to be kept in tests/fuzz/regress/NAME.
@@ -219,7 +254,8 @@ uninstall:
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man5/,$(notdir $(wildcard man/*.5)))
 
 clean:
-	rm -rf build docdex lib/libdocdex.a tests/dx-synth tests/ddx-poke
+	rm -rf build docdex lib/libdocdex.a lib/libdocdex.so* bench/libdxbench.a tests/dx-synth \
+	    tests/ddx-poke
 
 .PHONY: all unit replay check fuzz fuzz-run asan tsan valgrind demo bench install uninstall clean
 .SUFFIXES:

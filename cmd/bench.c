@@ -14,9 +14,7 @@
 
 #include "cli.h"
 #include "matrix.h"
-#include "results.h"
-#include "figures.h"
-#include "workers.h"
+#include "dxbench.h"
 
 static const char usage[] =
 	"usage: docdex bench [options] [CORPUS_OR_INDEX]\n"
@@ -39,7 +37,7 @@ static const struct option own_options[] = {
 
 typedef struct bench_opts {
 	matrix_opts mx;
-	int strategy[DX_LOAD_LAST + 1];
+	int strategy[DXB_LOAD_LAST + 1];
 	size_t nstrategies;       /* 0: all that apply */
 } bench_opts;
 
@@ -48,7 +46,7 @@ static int parse_strategies(const char *s, bench_opts *b)
 	char item[32];
 	b->nstrategies = 0;
 	if (strcmp(s, "all") == 0) {
-		for (int k = DX_LOAD_MEMORY; k <= DX_LOAD_LAST; k++)
+		for (int k = DXB_LOAD_MEMORY; k <= DXB_LOAD_LAST; k++)
 			b->strategy[b->nstrategies++] = k;
 		return 0;
 	}
@@ -58,7 +56,7 @@ static int parse_strategies(const char *s, bench_opts *b)
 			return -1;
 		memcpy(item, s, len);
 		item[len] = '\0';
-		int k = dx_loader_parse(item);
+		int k = dxb_loader_parse(item);
 		if (k < 0)
 			return -1;
 		int seen = 0;
@@ -86,9 +84,9 @@ static int set_own(void *ctx, int id, const char *name, const char *v, const cha
 typedef struct plan {
 	matrix_corpus mc;         /* the plain index, or the user's */
 	char index[2][2 * TC_PATH + 16]; /* a generated corpus's gzip and bgzf copies */
-	const char *index_for[DX_LOAD_LAST + 1];
-	const char *skip_why[DX_LOAD_LAST + 1]; /* NULL when the strategy applies */
-	uint64_t index_size[DX_LOAD_LAST + 1]; /* of the index each opens */
+	const char *index_for[DXB_LOAD_LAST + 1];
+	const char *skip_why[DXB_LOAD_LAST + 1]; /* NULL when the strategy applies */
+	uint64_t index_size[DXB_LOAD_LAST + 1]; /* of the index each opens */
 } plan;
 
 /* Which strategies an index serves; the corpus is closed again, so that
@@ -103,9 +101,9 @@ static int inspect(plan *p, const char *index, dx_err *err)
 	dx_index_get_info(dx_corpus_index(c), &info);
 	/* Each strategy takes the first index it applies to; one that applies
 	 * to none keeps the reason it gave the first. */
-	for (int s = DX_LOAD_MEMORY; s <= DX_LOAD_LAST; s++) {
+	for (int s = DXB_LOAD_MEMORY; s <= DXB_LOAD_LAST; s++) {
 		const char *why = NULL;
-		int applies = dx_loader_applies(s, c, &why);
+		int applies = dxb_loader_applies(s, c, &why);
 		if (p->index_for[s] && (!p->skip_why[s] || !applies))
 			continue;
 		p->index_for[s] = index;
@@ -134,7 +132,7 @@ static int prepare(bench_opts *b, plan *p, dx_err *err)
 
 /* ---- the matrix ------------------------------------------------------------ */
 
-static const rs_dim dims[] = {
+static const dxb_rs_dim dims[] = {
 	{ "strategy", "strategy", 0 },
 	{ "workers", "j", 1 },
 	{ "threads", "t", 1 },
@@ -149,11 +147,11 @@ static double projected(const bench_opts *b, const plan *p, int strategy, unsign
 {
 	double per_record = 64, records = (double)p->mc.records;
 	double mean = records > 0 ? (double)p->mc.usize / records : 0;
-	double batch = 2 * mean * b->mx.wl.batch * workload_docs_per_sample(&b->mx.wl);
+	double batch = 2 * mean * b->mx.wl.batch * dxb_workload_docs_per_sample(&b->mx.wl);
 	switch (strategy) {
-	case DX_LOAD_MEMORY:
+	case DXB_LOAD_MEMORY:
 		return w * ((double)p->mc.usize + per_record * records + t * batch);
-	case DX_LOAD_STDIO:
+	case DXB_LOAD_STDIO:
 		return (double)w * t * (per_record * records + batch);
 	default:
 		return (double)p->index_size[strategy] + (double)w * t * batch;
@@ -161,43 +159,44 @@ static double projected(const bench_opts *b, const plan *p, int strategy, unsign
 }
 
 /* Runs every repetition of a cell; returns EXIT_INTERRUPTED or 0. */
-static int run_cell(const bench_opts *b, const plan *p, const rs_matrix *m, rs_cell *c,
+static int run_cell(const bench_opts *b, const plan *p, const dxb_rs_matrix *m, dxb_rs_cell *c,
                     int strategy, unsigned w, unsigned t, size_t i)
 {
 	char key[256];
-	rs_cell_key(m, c, key, sizeof key);
+	dxb_rs_cell_key(m, c, key, sizeof key);
 	c->projected = projected(b, p, strategy, w, t);
 	if (p->skip_why[strategy] || !p->index_for[strategy]) {
-		matrix_cell_mark(c, RS_SKIPPED, p->skip_why[strategy] ? p->skip_why[strategy]
+		matrix_cell_mark(c, DXB_RS_SKIPPED, p->skip_why[strategy] ? p->skip_why[strategy]
 		                                                      : "does not apply to this corpus");
 		return 0;
 	}
 	if (matrix_cell_over_limit(&b->mx, c))
 		return 0;
-	workload_opts o = b->mx.wl;
+	dxb_workload_opts o = b->mx.wl;
+	o.stop = cli_interrupted;
 	o.corpus = p->index_for[strategy];
 	o.strategy = strategy;
 	o.threads = t;
 	if (!(c->rep = calloc((size_t)b->mx.repeat * FG_COUNT, sizeof *c->rep))) {
-		matrix_cell_mark(c, RS_FAILED, "out of memory");
+		matrix_cell_mark(c, DXB_RS_FAILED, "out of memory");
 		return 0;
 	}
 	for (unsigned r = 0; r < b->mx.repeat; r++) {
-		workers_result res;
+		dxb_workers_result res;
 		matrix_progress("bench", &b->mx, i, m->ncells, key, r);
-		int rc = workers_run(&o, w, &res, c->reason, sizeof c->reason);
-		if (rc == WORKERS_INTERRUPTED)
+		int rc = dxb_workers_run(&o, w, &res, c->reason, sizeof c->reason);
+		if (rc == DXB_WORKERS_INTERRUPTED)
 			return EXIT_INTERRUPTED;
-		if (rc != WORKERS_OK) {
-			c->status = RS_FAILED;
+		if (rc != DXB_WORKERS_OK) {
+			c->status = DXB_RS_FAILED;
 			c->nreps = 0;
 			return 0;
 		}
-		figures_of(&res, c->rep + (size_t)r * FG_COUNT);
+		dxb_figures_of(&res, c->rep + (size_t)r * FG_COUNT);
 		c->nreps++;
-		workers_result_free(&res);
+		dxb_workers_result_free(&res);
 	}
-	c->status = RS_OK;
+	c->status = DXB_RS_OK;
 	return 0;
 }
 
@@ -226,7 +225,7 @@ static int render_meta(const bench_opts *b, const plan *p, meta *mt)
 
 /* Runs the matrix: the corpus first (generated, or indexed when it has no
  * index), then every cell.  Returns 0, or the exit status of a failure. */
-static int measure(bench_opts *b, rs_matrix *m, plan *p, meta *mt)
+static int measure(bench_opts *b, dxb_rs_matrix *m, plan *p, meta *mt)
 {
 	dx_err err = { 0 };
 	matrix_default_mem_limit(&b->mx);
@@ -237,7 +236,7 @@ static int measure(bench_opts *b, rs_matrix *m, plan *p, meta *mt)
 	if (rc < 0)
 		return cli_lib_failure("bench", rc, &err);
 	if (!b->nstrategies)
-		for (int s = DX_LOAD_MEMORY; s <= DX_LOAD_LAST; s++)
+		for (int s = DXB_LOAD_MEMORY; s <= DXB_LOAD_LAST; s++)
 			if (p->index_for[s] && !p->skip_why[s])
 				b->strategy[b->nstrategies++] = s;
 
@@ -250,8 +249,8 @@ static int measure(bench_opts *b, rs_matrix *m, plan *p, meta *mt)
 	for (size_t wi = 0; wi < b->mx.nworkers; wi++)
 		for (size_t ti = 0; ti < b->mx.nthreads; ti++)
 			for (size_t si = 0; si < b->nstrategies; si++, i++) {
-				rs_cell *c = &m->cells[i];
-				c->dim[0] = dx_loader_name(b->strategy[si]);
+				dxb_rs_cell *c = &m->cells[i];
+				c->dim[0] = dxb_loader_name(b->strategy[si]);
 				matrix_cell_counts(c, mt->counts[i], 1, 2, b->mx.workers[wi], b->mx.threads[ti]);
 				if (run_cell(b, p, m, c, b->strategy[si], b->mx.workers[wi], b->mx.threads[ti],
 				             i) != 0)
@@ -274,7 +273,7 @@ int cmd_bench(int argc, char **argv)
 	const matrix_cmd cmd = { "bench", usage, own_options, set_own, &b };
 	plan p = { 0 };
 	meta mt = { 0 };
-	rs_matrix m = { .command = "bench", .dims = dims, .ndims = 3, .metrics = figures_metrics,
+	dxb_rs_matrix m = { .command = "bench", .dims = dims, .ndims = 3, .metrics = dxb_figures_metrics,
 	                .nmetrics = FG_COUNT, .primary = FG_SAMPLES, .group_dim = 1, .x_dim = 1,
 	                .plot_metrics = { FG_SAMPLES, FG_PSS } };
 	dx_err err = { 0 };
@@ -285,7 +284,7 @@ int cmd_bench(int argc, char **argv)
 		goto out;
 	}
 	if (b.mx.from) {
-		if (rs_read_report(&m, b.mx.from, &err) < 0) {
+		if (dxb_rs_read_report(&m, b.mx.from, &err) < 0) {
 			rc = cli_lib_failure("bench", err.code, &err);
 			goto out;
 		}
@@ -295,7 +294,7 @@ int cmd_bench(int argc, char **argv)
 	rc = matrix_report(&cmd, &b.mx, &m);
 out:
 	matrix_corpus_remove(&p.mc);
-	rs_free_report(&m);
+	dxb_rs_free_report(&m);
 	free(mt.counts);
 	free(mt.machine);
 	free(mt.build);

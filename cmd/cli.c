@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "dxbench.h"
 
 /* A subject as a message shows it: one line, at most CLI_SUBJECT_MAX bytes. */
 static const char *shown(const char *subject, char *buf)
@@ -24,24 +25,10 @@ void cli_error(const char *cmd, const char *what, const char *subject)
 		fprintf(stderr, "docdex %s: %s\n", cmd, what);
 }
 
-void cli_describe(const dx_err *err, char *out, size_t outsz)
-{
-	char sys[256] = "";
-	if (err->sys) {
-		/* strerror in lower case, like the rest of the line. */
-		snprintf(sys, sizeof sys, ": %s", strerror(err->sys));
-		sys[2] = (char)tolower((unsigned char)sys[2]);
-	}
-	if (err->subject[0])
-		snprintf(out, outsz, "%s: '%s'%s", err->what, err->subject, sys);
-	else
-		snprintf(out, outsz, "%s%s", err->what, sys);
-}
-
 void cli_lib_error(const char *cmd, const dx_err *err)
 {
 	char line[sizeof err->what + sizeof err->subject + 300];
-	cli_describe(err, line, sizeof line);
+	dx_describe(err, line, sizeof line);
 	fprintf(stderr, "docdex %s: %s\n", cmd, line);
 }
 
@@ -140,7 +127,7 @@ void progress_init(progress *p, const char *label, int quiet)
 {
 	*p = (progress){ .label = label, .enabled = !quiet && isatty(STDERR_FILENO) };
 	cli_catch_signals();
-	p->start = p->last = dx_now();
+	p->start = p->last = dxb_now();
 }
 
 int progress_update(void *ctx, uint64_t done, uint64_t total)
@@ -150,7 +137,7 @@ int progress_update(void *ctx, uint64_t done, uint64_t total)
 		return 1;
 	if (!p->enabled)
 		return 0;
-	double now = dx_now();
+	double now = dxb_now();
 	if (now - p->start < 1.0 || now - p->last < 0.1)
 		return 0;
 	p->last = now;

@@ -34,9 +34,6 @@ void cli_error(const char *cmd, const char *what, const char *subject)
 	__attribute__((cold));
 /* The same for a library error, with strerror when a system call failed. */
 void cli_lib_error(const char *cmd, const dx_err *err) __attribute__((cold));
-/* A library error as that line has it, "what: 'subject': strerror", without
- * the command; cut to outsz. */
-void cli_describe(const dx_err *err, char *out, size_t outsz);
 /* Reports a library failure (code rc) and returns the exit status for it:
  * EXIT_INTERRUPTED when it was canceled by a signal, else EXIT_FAIL. */
 int cli_lib_failure(const char *cmd, int rc, const dx_err *err) __attribute__((cold));

@@ -12,8 +12,36 @@
 
 #include "cli.h"
 #include "matrix.h"
-#include "tempcorpus.h"
+#include "dxbench.h"
 #include "version.h"
+
+int matrix_parse_synthetic(const char *spec, dxb_synth_opts *o)
+{
+	const char *colon = strchr(spec, ':'), *num = spec;
+	*o = (dxb_synth_opts){ .kind = DXB_SYN_PASSAGES, .layout = DXB_SYN_TSV };
+	if (colon) {
+		size_t n = (size_t)(colon - spec);
+		if (n == 8 && strncmp(spec, "passages", 8) == 0)
+			o->kind = DXB_SYN_PASSAGES;
+		else if ((n == 4 && strncmp(spec, "docs", 4) == 0) ||
+		         (n == 9 && strncmp(spec, "documents", 9) == 0))
+			o->kind = DXB_SYN_DOCUMENTS;
+		else
+			return -1;
+		num = colon + 1;
+	}
+	size_t len = strlen(num);
+	int sized = len && strchr("KMG", num[len - 1]);
+	uint64_t v;
+	/* A bare number after "KIND:" counts records; alone it is a size. */
+	if (cli_parse_size(num, &v) < 0 || v == 0)
+		return -1;
+	if (sized || !colon)
+		o->size = v;
+	else
+		o->count = v;
+	return 0;
+}
 
 static const struct option shared[] = {
 	{ "workload", required_argument, NULL, MX_OPT_WORKLOAD },
@@ -110,7 +138,7 @@ static struct option *all_options(const matrix_cmd *cmd, int file_keys)
 void matrix_opts_init(matrix_opts *o)
 {
 	*o = (matrix_opts){
-		.wl = { .kind = WL_TRIPLES, .batch = 32, .negatives = 1, .duration = 2, .warmup = 0.5 },
+		.wl = { .kind = DXB_WL_TRIPLES, .batch = 32, .negatives = 1, .duration = 2, .warmup = 0.5 },
 		.workers = { 1 }, .threads = { 1 }, .nworkers = 1, .nthreads = 1, .repeat = 3,
 		.tolerance = 10,
 	};
@@ -121,7 +149,7 @@ void matrix_opts_free(matrix_opts *o)
 	for (size_t k = 0; k < o->nowned; k++)
 		free(o->owned[k]);
 	o->nowned = 0;
-	dx_config_free(o->config);
+	dxb_config_free(o->config);
 	o->config = NULL;
 }
 
@@ -185,12 +213,12 @@ static int set_option(const matrix_cmd *cmd, matrix_opts *b, int id, const char 
 		return cmd->set(cmd->ctx, id, name, v, place);
 	uint64_t n;
 	double d;
-	workload_opts *w = &b->wl;
+	dxb_workload_opts *w = &b->wl;
 	switch (id) {
 	case MX_OPT_WORKLOAD:
-		w->kind = strcmp(v, "triples") == 0 ? WL_TRIPLES
-		        : strcmp(v, "random") == 0  ? WL_RANDOM
-		        : strcmp(v, "scan") == 0    ? WL_SCAN : 0;
+		w->kind = strcmp(v, "triples") == 0 ? DXB_WL_TRIPLES
+		        : strcmp(v, "random") == 0  ? DXB_WL_RANDOM
+		        : strcmp(v, "scan") == 0    ? DXB_WL_SCAN : 0;
 		if (!w->kind)
 			return matrix_bad_value(cmd->name, name, place, "triples, random or scan", v);
 		break;
@@ -244,8 +272,8 @@ static int set_option(const matrix_cmd *cmd, matrix_opts *b, int id, const char 
 		w->seed = n;
 		break;
 	case MX_OPT_SYNTHETIC: {
-		dx_synth_opts so;
-		if (tempcorpus_parse(v, &so) < 0)
+		dxb_synth_opts so;
+		if (matrix_parse_synthetic(v, &so) < 0)
 			return matrix_bad_value(cmd->name, name, place, "passages:N, docs:N or a size such as 500M", v);
 		b->synthetic = v;
 		b->synthetic_in_file = place != NULL;
@@ -285,7 +313,7 @@ static int set_option(const matrix_cmd *cmd, matrix_opts *b, int id, const char 
 /* The options that name files, set once their value was checked. */
 static void set_path(matrix_opts *b, int id, const char *v, int from_file)
 {
-	workload_opts *w = &b->wl;
+	dxb_workload_opts *w = &b->wl;
 	switch (id) {
 	case MX_OPT_QUERIES: w->queries = v; break;
 	case MX_OPT_QRELS: w->qrels = v; break;
@@ -322,7 +350,7 @@ static int is_path_key(int id)
 static int apply_config(const matrix_cmd *cmd, matrix_opts *b, const char *path)
 {
 	dx_err err = { 0 };
-	dx_config *cfg = dx_config_load(path, &err);
+	dxb_config *cfg = dxb_config_load(path, &err);
 	if (!cfg) {
 		cli_lib_error(cmd->name, &err);
 		return EXIT_USAGE;
@@ -339,8 +367,8 @@ static int apply_config(const matrix_cmd *cmd, matrix_opts *b, const char *path)
 	}
 	const char *dir = dirname(copy);
 	int rc = 0;
-	for (size_t i = 0; i < dx_config_count(cfg) && rc == 0; i++) {
-		const dx_config_item *it = dx_config_item_at(cfg, i);
+	for (size_t i = 0; i < dxb_config_count(cfg) && rc == 0; i++) {
+		const dxb_config_item *it = dxb_config_item_at(cfg, i);
 		/* The file and the key go into the message's text, where the
 		 * subject's escaping does not reach: escaped here. */
 		char place[TC_PATH + 32], shown[TC_PATH], key[128];
@@ -383,8 +411,8 @@ static int apply_config(const matrix_cmd *cmd, matrix_opts *b, const char *path)
 /* The records a --synthetic spec asks for; 0 when it gives a size. */
 static uint64_t synthetic_records(const char *spec)
 {
-	dx_synth_opts so;
-	return tempcorpus_parse(spec, &so) == 0 ? so.count : 0;
+	dxb_synth_opts so;
+	return matrix_parse_synthetic(spec, &so) == 0 ? so.count : 0;
 }
 
 /* The file a path would be written as: the same file when it exists (any
@@ -495,7 +523,7 @@ int matrix_parse(const matrix_cmd *cmd, matrix_opts *b, int argc, char **argv)
 		rc = cli_usage_error(cmd->name, "--queries and --run need --qrels", NULL);
 	else if (b->wl.qrels && !b->wl.queries)
 		rc = cli_usage_error(cmd->name, "--qrels needs --queries", NULL);
-	else if (b->synthetic && b->wl.kind == WL_TRIPLES && synthetic_records(b->synthetic) == 1)
+	else if (b->synthetic && b->wl.kind == DXB_WL_TRIPLES && synthetic_records(b->synthetic) == 1)
 		rc = cli_usage_error(cmd->name, "a triple needs 2 records or more, its negative "
 		                                "besides its positive", b->synthetic);
 	else
@@ -517,7 +545,7 @@ void matrix_json_string(FILE *f, const char *key, const char *v, int comma)
 {
 	fprintf(f, "\"%s\": ", key);
 	if (v)
-		rs_json_string(f, v);
+		dxb_rs_json_string(f, v);
 	else
 		fputs("null", f);
 	fputs(comma ? ", " : "", f);
@@ -526,13 +554,13 @@ void matrix_json_string(FILE *f, const char *key, const char *v, int comma)
 void matrix_default_mem_limit(matrix_opts *o)
 {
 	if (!o->mem_limit) {
-		dx_meminfo mi;
-		dx_meminfo_read(&mi);
+		dxb_meminfo mi;
+		dxb_meminfo_read(&mi);
 		o->mem_limit = mi.available ? mi.available : UINT64_MAX;
 	}
 }
 
-int matrix_cells_alloc(rs_matrix *m, size_t n, matrix_counts **counts)
+int matrix_cells_alloc(dxb_rs_matrix *m, size_t n, matrix_counts **counts)
 {
 	m->ncells = n;
 	m->cells = calloc(n, sizeof *m->cells);
@@ -540,7 +568,7 @@ int matrix_cells_alloc(rs_matrix *m, size_t n, matrix_counts **counts)
 	return m->cells && *counts ? 0 : -1;
 }
 
-void matrix_cell_counts(rs_cell *c, matrix_counts counts, size_t wdim, size_t tdim, unsigned w,
+void matrix_cell_counts(dxb_rs_cell *c, matrix_counts counts, size_t wdim, size_t tdim, unsigned w,
                         unsigned t)
 {
 	snprintf(counts[0], sizeof counts[0], "%u", w);
@@ -549,14 +577,14 @@ void matrix_cell_counts(rs_cell *c, matrix_counts counts, size_t wdim, size_t td
 	c->dim[tdim] = counts[1];
 }
 
-void matrix_cell_mark(rs_cell *c, int status, const char *why)
+void matrix_cell_mark(dxb_rs_cell *c, int status, const char *why)
 {
 	c->status = status;
 	c->nreps = 0;
 	snprintf(c->reason, sizeof c->reason, "%s", why);
 }
 
-int matrix_cell_over_limit(const matrix_opts *o, rs_cell *c)
+int matrix_cell_over_limit(const matrix_opts *o, dxb_rs_cell *c)
 {
 	if (c->projected <= (double)o->mem_limit)
 		return 0;
@@ -564,7 +592,7 @@ int matrix_cell_over_limit(const matrix_opts *o, rs_cell *c)
 	snprintf(why, sizeof why, "projected %s > limit %s",
 	         dx_format_bytes((uint64_t)c->projected, need, sizeof need),
 	         dx_format_bytes(o->mem_limit, limit, sizeof limit));
-	matrix_cell_mark(c, RS_OOM, why);
+	matrix_cell_mark(c, DXB_RS_OOM, why);
 	return 1;
 }
 
@@ -579,8 +607,8 @@ char *matrix_machine_json(const char *fs)
 {
 	char *text = NULL;
 	size_t len;
-	dx_machine mc;
-	dx_machine_info(&mc);
+	dxb_machine mc;
+	dxb_machine_info(&mc);
 	FILE *f = open_memstream(&text, &len);
 	if (!f)
 		return NULL;
@@ -624,13 +652,13 @@ out:
 	return text;
 }
 
-static int writer_for(int format, int (**fn)(const rs_matrix *, FILE *))
+static int writer_for(int format, int (**fn)(const dxb_rs_matrix *, FILE *))
 {
 	switch (format) {
-	case MX_FMT_CSV: *fn = rs_write_csv; break;
-	case MX_FMT_JSON: *fn = rs_write_json; break;
-	case MX_FMT_MARKDOWN: *fn = rs_write_markdown; break;
-	default: *fn = rs_write_table; break;
+	case MX_FMT_CSV: *fn = dxb_rs_write_csv; break;
+	case MX_FMT_JSON: *fn = dxb_rs_write_json; break;
+	case MX_FMT_MARKDOWN: *fn = dxb_rs_write_markdown; break;
+	default: *fn = dxb_rs_write_table; break;
 	}
 	return 0;
 }
@@ -648,7 +676,7 @@ static int format_for_name(const char *path)
 
 /* Writes a report to path through a file that replaces it only once
  * complete.  Returns 0 or EXIT_FAIL after saying why. */
-static int write_file(const matrix_cmd *cmd, const char *path, int (*fn)(const rs_matrix *, FILE *), const rs_matrix *m)
+static int write_file(const matrix_cmd *cmd, const char *path, int (*fn)(const dxb_rs_matrix *, FILE *), const dxb_rs_matrix *m)
 {
 	dx_err err = { 0 };
 	dx_output *out = dx_output_open(path, &err);
@@ -677,9 +705,9 @@ static int write_file(const matrix_cmd *cmd, const char *path, int (*fn)(const r
 	return 0;
 }
 
-static int write_reports(const matrix_cmd *cmd, const matrix_opts *b, const rs_matrix *m)
+static int write_reports(const matrix_cmd *cmd, const matrix_opts *b, const dxb_rs_matrix *m)
 {
-	int (*fn)(const rs_matrix *, FILE *);
+	int (*fn)(const dxb_rs_matrix *, FILE *);
 	int format = b->format ? b->format : b->output ? format_for_name(b->output) : MX_FMT_TABLE;
 	int rc = 0;
 	writer_for(format, &fn);
@@ -689,19 +717,19 @@ static int write_reports(const matrix_cmd *cmd, const matrix_opts *b, const rs_m
 		if (b->quiet)
 			fn = NULL;
 		else
-			fn = rs_write_table;
+			fn = dxb_rs_write_table;
 	}
 	if (fn && (fn(m, stdout) < 0 || fflush(stdout) != 0) && errno != EPIPE) {
 		cli_output_error(cmd->name, errno);
 		return EXIT_FAIL;
 	}
-	if (b->plot && (rc = write_file(cmd, b->plot, rs_write_svg, m)) != 0)
+	if (b->plot && (rc = write_file(cmd, b->plot, dxb_rs_write_svg, m)) != 0)
 		return rc;
 	return 0;
 }
 
 
-int matrix_report(const matrix_cmd *cmd, const matrix_opts *o, const rs_matrix *m)
+int matrix_report(const matrix_cmd *cmd, const matrix_opts *o, const dxb_rs_matrix *m)
 {
 	dx_err err = { 0 };
 	int rc = write_reports(cmd, o, m);
@@ -712,12 +740,12 @@ int matrix_report(const matrix_cmd *cmd, const matrix_opts *o, const rs_matrix *
 	 * one read back with --from was reported when it failed. */
 	size_t failed = 0, first = 0;
 	for (size_t i = 0; i < m->ncells && !o->from; i++)
-		if (m->cells[i].status == RS_FAILED && failed++ == 0)
+		if (m->cells[i].status == DXB_RS_FAILED && failed++ == 0)
 			first = i;
 	if (failed) {
 		char key[256], what[320], reason[CLI_SUBJECT_MAX];
-		const rs_cell *c = &m->cells[first];
-		rs_cell_key(m, c, key, sizeof key);
+		const dxb_rs_cell *c = &m->cells[first];
+		dxb_rs_cell_key(m, c, key, sizeof key);
 		if (failed == 1)
 			snprintf(what, sizeof what, "a cell failed");
 		else
@@ -727,7 +755,7 @@ int matrix_report(const matrix_cmd *cmd, const matrix_opts *o, const rs_matrix *
 		rc = EXIT_FAIL;
 	}
 	if (o->baseline) {
-		int n = rs_compare_baseline(m, o->baseline, o->tolerance, stderr, &err);
+		int n = dxb_rs_compare_baseline(m, o->baseline, o->tolerance, stderr, &err);
 		if (n < 0)
 			rc = cli_lib_failure(cmd->name, n, &err);
 		else if (n > 0)

@@ -12,9 +12,7 @@
 #include <stdio.h>
 
 #include "docdex.h"
-#include "results.h"
-#include "tempcorpus.h"
-#include "workload.h"
+#include "dxbench.h"
 
 enum { MX_MAX_LIST = 64, MX_MAX_WORKERS = 1024 };
 enum { MX_FMT_TABLE = 1, MX_FMT_CSV, MX_FMT_JSON, MX_FMT_MARKDOWN };
@@ -34,7 +32,7 @@ enum {
 
 typedef struct matrix_opts {
 	const char *corpus;
-	workload_opts wl;
+	dxb_workload_opts wl;
 	unsigned workers[MX_MAX_LIST], threads[MX_MAX_LIST];
 	size_t nworkers, nthreads;
 	unsigned repeat;
@@ -45,7 +43,7 @@ typedef struct matrix_opts {
 	const char *output, *plot, *baseline, *from;
 	double tolerance;
 	int quiet;
-	dx_config *config;        /* the experiment file read, if any */
+	dxb_config *config;        /* the experiment file read, if any */
 	const char *config_path;  /* and its name */
 	/* Paths made absolute for an experiment file's directory. */
 	char *owned[32];
@@ -84,7 +82,7 @@ int matrix_bad_value(const char *cmd, const char *name, const char *place, const
 int matrix_parse_list(const char *s, unsigned *list, size_t *n, unsigned max);
 
 /* The machine (cores, memory, kernel, cpu, hostname, and the filesystem
- * named fs) and the build, as JSON objects for rs_matrix; malloc'd, NULL
+ * named fs) and the build, as JSON objects for dxb_rs_matrix; malloc'd, NULL
  * when out of memory. */
 char *matrix_machine_json(const char *fs);
 char *matrix_build_json(void);
@@ -101,22 +99,22 @@ typedef char matrix_counts[2][16];
 
 /* m's n cells, zeroed, and the counts text of each (the caller frees
  * both).  Returns 0, or -1 when out of memory. */
-int matrix_cells_alloc(rs_matrix *m, size_t n, matrix_counts **counts);
+int matrix_cells_alloc(dxb_rs_matrix *m, size_t n, matrix_counts **counts);
 /* Sets c's dims wdim and tdim to w workers and t threads, as text in counts. */
-void matrix_cell_counts(rs_cell *c, matrix_counts counts, size_t wdim, size_t tdim, unsigned w,
+void matrix_cell_counts(dxb_rs_cell *c, matrix_counts counts, size_t wdim, size_t tdim, unsigned w,
                         unsigned t);
 /* Marks a cell with no figures: its status and why. */
-void matrix_cell_mark(rs_cell *c, int status, const char *why);
-/* Marks c RS_OOM, with both sizes, when its projected footprint (set
+void matrix_cell_mark(dxb_rs_cell *c, int status, const char *why);
+/* Marks c DXB_RS_OOM, with both sizes, when its projected footprint (set
  * before) is over o's memory limit; returns whether it is. */
-int matrix_cell_over_limit(const matrix_opts *o, rs_cell *c);
+int matrix_cell_over_limit(const matrix_opts *o, dxb_rs_cell *c);
 /* Clears the progress line and says that cmd was interrupted; returns
  * EXIT_INTERRUPTED. */
 int matrix_interrupted(const char *cmd, const matrix_opts *o);
 
 /* The corpus the cells run on (matrix_corpus.c). */
 typedef struct matrix_corpus {
-	tempcorpus t;             /* what was generated or built for it */
+	dxb_tempcorpus t;             /* what was generated or built for it */
 	char index[2 * TC_PATH + 16]; /* the index the cells open (of the
 	                             plain file, for a generated corpus) */
 	char label[TC_PATH];      /* "synthetic passages:50000", or its path */
@@ -145,6 +143,13 @@ void matrix_progress(const char *cmd, const matrix_opts *o, size_t i, size_t n, 
 /* Writes the reports the options ask for (-o, --format, the table on
  * stdout, --plot), then compares with --baseline.  Returns 0, EXIT_FAIL
  * or EXIT_REGRESSED. */
-int matrix_report(const matrix_cmd *cmd, const matrix_opts *o, const rs_matrix *m);
+int matrix_report(const matrix_cmd *cmd, const matrix_opts *o, const dxb_rs_matrix *m);
+
+/*
+ * Parses a synthetic corpus spec: "passages:N" or "docs:N" (N records, or
+ * bytes when N has a K, M or G suffix), or a size alone (passages).
+ * Returns 0, or -1 when it is not one.
+ */
+int matrix_parse_synthetic(const char *spec, dxb_synth_opts *o);
 
 #endif

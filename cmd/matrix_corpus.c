@@ -38,14 +38,14 @@ static int measure_index(matrix_corpus *mc, dx_err *err)
 
 static int prepare(matrix_opts *o, matrix_corpus *mc, progress *pr, dx_err *err)
 {
-	tempcorpus *t = &mc->t;
+	dxb_tempcorpus *t = &mc->t;
 	int rc;
 	if (!o->corpus) {
-		dx_synth_opts so;
+		dxb_synth_opts so;
 		const char *spec = o->synthetic ? o->synthetic : synthetic_default;
-		tempcorpus_parse(spec, &so);
-		if ((rc = tempcorpus_mkdir(t, o->tmpdir, err)) < 0 ||
-		    (rc = tempcorpus_make(t, &so, progress_update, pr, err)) < 0)
+		matrix_parse_synthetic(spec, &so);
+		if ((rc = dxb_tempcorpus_mkdir(t, o->tmpdir, err)) < 0 ||
+		    (rc = dxb_tempcorpus_make(t, &so, progress_update, pr, err)) < 0)
 			return rc;
 		snprintf(mc->label, sizeof mc->label, "synthetic %s", spec);
 		snprintf(mc->index, sizeof mc->index, "%s.ddx", t->plain);
@@ -54,7 +54,7 @@ static int prepare(matrix_opts *o, matrix_corpus *mc, progress *pr, dx_err *err)
 			o->wl.qrels = t->qrels;
 			o->wl.run = t->run;
 		}
-		dx_fs_type(t->dir, mc->fs, sizeof mc->fs);
+		dxb_fs_type(t->dir, mc->fs, sizeof mc->fs);
 		return measure_index(mc, err);
 	}
 	snprintf(mc->label, sizeof mc->label, "%s", o->corpus);
@@ -66,7 +66,7 @@ static int prepare(matrix_opts *o, matrix_corpus *mc, progress *pr, dx_err *err)
 		char *copy = strdup(o->corpus);
 		if (!copy)
 			return err->code = DX_ENOMEM;
-		if ((rc = tempcorpus_mkdir(t, o->tmpdir, err)) == 0) {
+		if ((rc = dxb_tempcorpus_mkdir(t, o->tmpdir, err)) == 0) {
 			snprintf(mc->index, sizeof mc->index, "%s/%s.ddx", t->dir, basename(copy));
 			dx_build_opts bo = { .progress = progress_update, .progress_ctx = pr };
 			dx_build_report rep;
@@ -77,7 +77,7 @@ static int prepare(matrix_opts *o, matrix_corpus *mc, progress *pr, dx_err *err)
 		if (rc < 0)
 			return rc;
 	}
-	dx_fs_type(o->corpus, mc->fs, sizeof mc->fs);
+	dxb_fs_type(o->corpus, mc->fs, sizeof mc->fs);
 	return measure_index(mc, err);
 }
 
@@ -92,16 +92,16 @@ int matrix_corpus_prepare(matrix_opts *o, matrix_corpus *mc, dx_err *err)
 
 void matrix_corpus_remove(matrix_corpus *mc)
 {
-	tempcorpus_remove(&mc->t);
+	dxb_tempcorpus_remove(&mc->t);
 }
 
 void matrix_json_params(FILE *f, const matrix_opts *o, const matrix_corpus *mc)
 {
-	static const char *const kinds[] = { [WL_TRIPLES] = "triples", [WL_RANDOM] = "random",
-	                                     [WL_SCAN] = "scan" };
-	const workload_opts *w = &o->wl;
+	static const char *const kinds[] = { [DXB_WL_TRIPLES] = "triples", [DXB_WL_RANDOM] = "random",
+	                                     [DXB_WL_SCAN] = "scan" };
+	const dxb_workload_opts *w = &o->wl;
 	int own = mc->t.dir[0] != '\0' && w->qrels == mc->t.qrels;
-	int triples = w->kind == WL_TRIPLES;
+	int triples = w->kind == DXB_WL_TRIPLES;
 	matrix_json_string(f, "corpus", mc->label, 1);
 	fprintf(f, "\"records\": %llu, \"corpus_bytes\": %llu, \"index_bytes\": %llu, ",
 	        (unsigned long long)mc->records, (unsigned long long)mc->usize,

@@ -17,13 +17,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "batchbuf.h"
+#include "dxbench.h"
 #include "cli.h"
-#include "err.h"
-#include "figures.h"
 #include "matrix.h"
-#include "results.h"
-#include "workers.h"
 
 static const char usage[] =
 	"usage: docdex pin-test [options] [CORPUS_OR_INDEX]\n"
@@ -69,10 +65,10 @@ static const char *const cache_names[NCACHES] = { "warm", "cold" };
 
 typedef struct pin_opts {
 	matrix_opts mx;
-	int pin[PIN_LAST + 1], place[NPLACES], cache[NCACHES];
+	int pin[DXB_PIN_LAST + 1], place[NPLACES], cache[NCACHES];
 	size_t npins, nplaces, ncaches;
 	const char *ramdisk;
-	int strategy;             /* DX_LOAD_*, or -1: the first that applies */
+	int strategy;             /* DXB_LOAD_*, or -1: the first that applies */
 } pin_opts;
 
 /* A list of words, each one of names[0..n), without repeats, into out. */
@@ -114,12 +110,12 @@ static int parse_pins(const char *s, pin_opts *p)
 	if (parse_words(s, names, 6, words, &n) < 0)
 		return -1;
 	p->npins = 0;
-	for (int k = 0; k <= PIN_LAST; k++) {
+	for (int k = 0; k <= DXB_PIN_LAST; k++) {
 		int want = 0;
 		for (size_t i = 0; i < n; i++) {
-			int w = words[i] == ALL ? k : pin_parse(names[words[i]]);
-			want |= w == k || (k == PIN_POPULATE && w == PIN_CORPUS) ||
-			        (k == PIN_CUDA_PAGEABLE && w == PIN_CUDA);
+			int w = words[i] == ALL ? k : dxb_pin_parse(names[words[i]]);
+			want |= w == k || (k == DXB_PIN_POPULATE && w == DXB_PIN_CORPUS) ||
+			        (k == DXB_PIN_CUDA_PAGEABLE && w == DXB_PIN_CUDA);
 		}
 		if (want)
 			p->pin[p->npins++] = k;
@@ -150,7 +146,7 @@ static int set_own(void *ctx, int id, const char *name, const char *v, const cha
 		p->ramdisk = v;
 		break;
 	case OPT_STRATEGY:
-		if ((p->strategy = dx_loader_parse(v)) < 0)
+		if ((p->strategy = dxb_loader_parse(v)) < 0)
 			return matrix_bad_value("pin-test", name, place,
 			                        "memory, stdio, pread, mmap, gzip or bgzf", v);
 		break;
@@ -188,7 +184,7 @@ static void cuda_version(int v, char *buf, size_t n)
  */
 static void probe_cuda(env *e)
 {
-	struct probe { int ok; char why[400]; dx_cuda_info info; } pr = { 0 };
+	struct probe { int ok; char why[400]; dxb_cuda_info info; } pr = { 0 };
 	int fd[2];
 	snprintf(e->cuda, sizeof e->cuda, "not found: cannot ask");
 	if (pipe(fd) < 0)
@@ -198,13 +194,13 @@ static void probe_cuda(env *e)
 	if (pid == 0) {
 		dx_err err = { 0 };
 		close(fd[0]);
-		dx_cuda *cu = dx_cuda_open(0, &err);
+		dxb_cuda *cu = dxb_cuda_open(0, &err);
 		if (cu) {
 			pr.ok = 1;
-			dx_cuda_get_info(cu, &pr.info);
-			dx_cuda_close(cu);
+			dxb_cuda_get_info(cu, &pr.info);
+			dxb_cuda_close(cu);
 		} else {
-			cli_describe(&err, pr.why, sizeof pr.why);
+			dx_describe(&err, pr.why, sizeof pr.why);
 		}
 		_exit(write(fd[1], &pr, sizeof pr) == (ssize_t)sizeof pr ? 0 : 1);
 	}
@@ -237,9 +233,9 @@ static void probe_cuda(env *e)
 
 static void look_around(const pin_opts *p, env *e)
 {
-	dx_machine mc;
+	dxb_machine mc;
 	char a[32], b[32], fs[64];
-	dx_machine_info(&mc);
+	dxb_machine_info(&mc);
 	e->memlock_limit = mc.memlock_limit;
 	if (mc.memlock_limit == UINT64_MAX)
 		snprintf(e->memlock, sizeof e->memlock, "unlimited");
@@ -251,7 +247,7 @@ static void look_around(const pin_opts *p, env *e)
 		         dx_format_bytes(mc.shm_free, b, sizeof b));
 	else
 		snprintf(e->shm, sizeof e->shm, "none");
-	dx_fs_type(p->ramdisk, fs, sizeof fs);
+	dxb_fs_type(p->ramdisk, fs, sizeof fs);
 	snprintf(e->ramdisk, sizeof e->ramdisk, "%s (%s)", p->ramdisk, fs[0] ? fs : "missing");
 	snprintf(e->numa, sizeof e->numa, "%u", mc.numa_nodes);
 	snprintf(e->kernel, sizeof e->kernel, "%s", mc.kernel);
@@ -292,17 +288,17 @@ static char *env_json(const env *e)
 static void env_from_json(const char *obj, env *e)
 {
 	memset(e, 0, sizeof *e);
-	rs_json_get(obj, "memlock_limit", e->memlock, sizeof e->memlock);
-	rs_json_get(obj, "transparent_hugepages", e->thp, sizeof e->thp);
-	rs_json_get(obj, "dev_shm", e->shm, sizeof e->shm);
-	rs_json_get(obj, "ramdisk", e->ramdisk, sizeof e->ramdisk);
-	rs_json_get(obj, "numa_nodes", e->numa, sizeof e->numa);
-	rs_json_get(obj, "kernel", e->kernel, sizeof e->kernel);
-	rs_json_get(obj, "cuda", e->cuda, sizeof e->cuda);
-	e->cuda_found = rs_json_get(obj, "cuda_device", e->cuda_device, sizeof e->cuda_device) == 0 &&
+	dxb_rs_json_get(obj, "memlock_limit", e->memlock, sizeof e->memlock);
+	dxb_rs_json_get(obj, "transparent_hugepages", e->thp, sizeof e->thp);
+	dxb_rs_json_get(obj, "dev_shm", e->shm, sizeof e->shm);
+	dxb_rs_json_get(obj, "ramdisk", e->ramdisk, sizeof e->ramdisk);
+	dxb_rs_json_get(obj, "numa_nodes", e->numa, sizeof e->numa);
+	dxb_rs_json_get(obj, "kernel", e->kernel, sizeof e->kernel);
+	dxb_rs_json_get(obj, "cuda", e->cuda, sizeof e->cuda);
+	e->cuda_found = dxb_rs_json_get(obj, "cuda_device", e->cuda_device, sizeof e->cuda_device) == 0 &&
 	                strcmp(e->cuda_device, "null") != 0;
-	rs_json_get(obj, "cuda_driver", e->cuda_driver, sizeof e->cuda_driver);
-	rs_json_get(obj, "cuda_runtime", e->cuda_runtime, sizeof e->cuda_runtime);
+	dxb_rs_json_get(obj, "cuda_driver", e->cuda_driver, sizeof e->cuda_driver);
+	dxb_rs_json_get(obj, "cuda_runtime", e->cuda_runtime, sizeof e->cuda_runtime);
 }
 
 /* The section the table starts with. */
@@ -335,7 +331,7 @@ static char *env_text(const env *e)
 
 enum { D_PIN, D_PLACE, D_CACHE, D_WORKERS, D_THREADS, NDIMS };
 
-static const rs_dim dims[NDIMS] = {
+static const dxb_rs_dim dims[NDIMS] = {
 	[D_PIN] = { "pin", "pin", 0 },
 	[D_PLACE] = { "placement", "placement", 0 },
 	[D_CACHE] = { "cache", "cache", 0 },
@@ -346,20 +342,20 @@ static const rs_dim dims[NDIMS] = {
 /* The figures bench reports, then pin-test's own. */
 enum { M_PIN_S = FG_COUNT, M_COPY_S, M_CACHED, M_MLOCKED, M_SHMEM, M_H2D, NMETRICS };
 
-static const rs_metric own_metrics[NMETRICS - FG_COUNT] = {
-	[M_PIN_S - FG_COUNT] = { "pin_s", "pin s", "s", RS_LOWER, 0, 2, 0 },
-	[M_COPY_S - FG_COUNT] = { "copy_s", "copy s", "s", RS_LOWER, 0, 2, 0 },
-	[M_CACHED - FG_COUNT] = { "cached_pct", "cached %", "%", RS_NEITHER, 0, 0, 0 },
-	[M_MLOCKED - FG_COUNT] = { "mlocked_mib", "Mlocked MiB", "MiB", RS_LOWER, 0, 1, 0 },
-	[M_SHMEM - FG_COUNT] = { "shmem_mib", "Shmem MiB", "MiB", RS_LOWER, 0, 1, 0 },
-	[M_H2D - FG_COUNT] = { "h2d_gb_s", "H2D GB/s", "GB/s", RS_HIGHER, 0, 2, 0 },
+static const dxb_rs_metric own_metrics[NMETRICS - FG_COUNT] = {
+	[M_PIN_S - FG_COUNT] = { "pin_s", "pin s", "s", DXB_RS_LOWER, 0, 2, 0 },
+	[M_COPY_S - FG_COUNT] = { "copy_s", "copy s", "s", DXB_RS_LOWER, 0, 2, 0 },
+	[M_CACHED - FG_COUNT] = { "cached_pct", "cached %", "%", DXB_RS_NEITHER, 0, 0, 0 },
+	[M_MLOCKED - FG_COUNT] = { "mlocked_mib", "Mlocked MiB", "MiB", DXB_RS_LOWER, 0, 1, 0 },
+	[M_SHMEM - FG_COUNT] = { "shmem_mib", "Shmem MiB", "MiB", DXB_RS_LOWER, 0, 1, 0 },
+	[M_H2D - FG_COUNT] = { "h2d_gb_s", "H2D GB/s", "GB/s", DXB_RS_HIGHER, 0, 2, 0 },
 };
 
 /* bench's figures, with those the table leaves to CSV and JSON hidden. */
-static void make_metrics(rs_metric *m)
+static void make_metrics(dxb_rs_metric *m)
 {
 	static const int hidden[] = { FG_DOCS, FG_MB, FG_P95, FG_USS, FG_RSS, FG_MINFLT };
-	memcpy(m, figures_metrics, sizeof figures_metrics);
+	memcpy(m, dxb_figures_metrics, sizeof dxb_figures_metrics);
 	memcpy(m + FG_COUNT, own_metrics, sizeof own_metrics);
 	for (size_t i = 0; i < sizeof hidden / sizeof *hidden; i++)
 		m[hidden[i]].hide = 1;
@@ -378,17 +374,26 @@ typedef struct plan {
 static const double mib = 1024.0 * 1024.0;
 
 /* The batch buffer's first size: a batch of documents of the mean size,
- * with room to spare, as batchbuf rounds it (a power of two). */
+ * with room to spare, as dxb_batchbuf rounds it (a power of two). */
 static size_t batch_bytes(const pin_opts *p, const plan *pl, size_t *rounded)
 {
 	double mean = pl->mc.records ? (double)pl->mc.usize / (double)pl->mc.records : 0;
-	double docs = (double)p->mx.wl.batch * workload_docs_per_sample(&p->mx.wl);
+	double docs = (double)p->mx.wl.batch * dxb_workload_docs_per_sample(&p->mx.wl);
 	size_t hint = (size_t)(1.25 * mean * docs) + 256u * p->mx.wl.batch;
 	size_t cap = 4096;
 	while (cap < hint)
 		cap *= 2;
 	*rounded = cap;
 	return hint;
+}
+
+/* A cell's error: what, about the cell's label. */
+static int cell_error(dx_err *err, const char *label, const char *what)
+{
+	*err = (dx_err){ .code = DX_EINVAL };
+	snprintf(err->what, sizeof err->what, "%s", what);
+	dx_escape(label, strlen(label), err->subject, sizeof err->subject);
+	return DX_EINVAL;
 }
 
 static int prepare(pin_opts *p, plan *pl, dx_err *err)
@@ -407,18 +412,20 @@ static int prepare(pin_opts *p, plan *pl, dx_err *err)
 		if (dx_index_get_source(dx_corpus_index(c), i, &si) == 0 && si.kind == DX_SOURCE_PLAIN)
 			pl->lockable += si.size;
 	}
-	static const int prefer[] = { DX_LOAD_MMAP, DX_LOAD_BGZF, DX_LOAD_GZIP };
+	static const int prefer[] = { DXB_LOAD_MMAP, DXB_LOAD_BGZF, DXB_LOAD_GZIP };
 	const char *why = NULL;
 	pl->strategy = p->strategy;
 	for (size_t i = 0; pl->strategy < 0 && i < sizeof prefer / sizeof *prefer; i++)
-		if (dx_loader_applies(prefer[i], c, &why))
+		if (dxb_loader_applies(prefer[i], c, &why))
 			pl->strategy = prefer[i];
-	if (pl->strategy < 0)
-		rc = dx__fail(err, DX_EINVAL, 0, pl->mc.label,
-		              "no strategy applies to the corpus by itself: give --strategy");
-	else if (!dx_loader_applies(pl->strategy, c, &why))
-		rc = dx__fail(err, DX_EINVAL, 0, pl->mc.label, "the %s strategy %s",
-		              dx_loader_name(pl->strategy), why);
+	char what[sizeof err->what];
+	if (pl->strategy < 0) {
+		rc = cell_error(err, pl->mc.label,
+		                "no strategy applies to the corpus by itself: give --strategy");
+	} else if (!dxb_loader_applies(pl->strategy, c, &why)) {
+		snprintf(what, sizeof what, "the %s strategy %s", dxb_loader_name(pl->strategy), why);
+		rc = cell_error(err, pl->mc.label, what);
+	}
 	dx_corpus_close(c);
 	return rc;
 }
@@ -435,9 +442,9 @@ static double projected(const pin_opts *p, const plan *pl, int pin, int place, u
 	double need = index + 2.0 * w * t * (double)cap;
 	if (place == PLACE_RAMDISK)
 		need += corpus + index;
-	if (pin == PIN_CORPUS || pin == PIN_POPULATE)
+	if (pin == DXB_PIN_CORPUS || pin == DXB_PIN_POPULATE)
 		need += corpus;
-	if (pl->strategy == DX_LOAD_MEMORY)
+	if (pl->strategy == DXB_LOAD_MEMORY)
 		need += w * (corpus + 64.0 * (double)pl->mc.records);
 	return need;
 }
@@ -449,14 +456,14 @@ static int cannot_run(const pin_opts *p, const plan *pl, int pin, unsigned t, ch
 	uint64_t need = 0;
 	size_t cap;
 	char a[32], b[32];
-	if ((pin == PIN_CUDA || pin == PIN_CUDA_PAGEABLE) && !pl->e.cuda_found) {
+	if ((pin == DXB_PIN_CUDA || pin == DXB_PIN_CUDA_PAGEABLE) && !pl->e.cuda_found) {
 		snprintf(why, n, "CUDA %.500s", pl->e.cuda);
 		return 1;
 	}
 	batch_bytes(p, pl, &cap);
-	if (pin == PIN_BUFFERS)
+	if (pin == DXB_PIN_BUFFERS)
 		need = (uint64_t)t * cap;
-	else if (pin == PIN_CORPUS)
+	else if (pin == DXB_PIN_CORPUS)
 		need = pl->lockable;
 	if (!need || pl->e.memlock_limit == UINT64_MAX || need <= pl->e.memlock_limit)
 		return 0;
@@ -477,10 +484,10 @@ static int set_cache(const char *index, int cache, double *cached, dx_err *err)
 	dx_corpus *c = dx_corpus_open(index, err);
 	if (!c)
 		return err->code;
-	int rc = cache == CACHE_COLD ? dx_corpus_cache_evict(c, err)
-	                             : dx_corpus_cache_load(c, progress_update, &quiet, err);
+	int rc = cache == CACHE_COLD ? dxb_corpus_cache_evict(c, err)
+	                             : dxb_corpus_cache_load(c, progress_update, &quiet, err);
 	if (rc == 0)
-		rc = dx_corpus_cache_resident(c, cached, &bytes, err);
+		rc = dxb_corpus_cache_resident(c, cached, &bytes, err);
 	dx_corpus_close(c);
 	return rc;
 }
@@ -492,11 +499,11 @@ typedef struct cell_of {
 } cell_of;
 
 /* One repetition's figures. */
-static void figures(const workers_result *res, const dx_meminfo *before, double cached,
+static void figures(const dxb_workers_result *res, const dxb_meminfo *before, double cached,
                     double copy_s, int pin, double *row)
 {
 	double pin_s = 0, h2d_s = 0, h2d_bytes = 0;
-	figures_of(res, row);
+	dxb_figures_of(res, row);
 	for (unsigned i = 0; i < res->n; i++) {
 		pin_s = res->w[i].pin_s > pin_s ? res->w[i].pin_s : pin_s;
 		h2d_s += res->w[i].copy_s;
@@ -508,36 +515,37 @@ static void figures(const workers_result *res, const dx_meminfo *before, double 
 	row[M_MLOCKED] = ((double)res->machine.mlocked - (double)before->mlocked) / mib;
 	row[M_SHMEM] = ((double)res->machine.shmem - (double)before->shmem) / mib;
 	/* Each stream's rate: the bytes over the time spent copying them. */
-	int cuda = pin == PIN_CUDA || pin == PIN_CUDA_PAGEABLE;
+	int cuda = pin == DXB_PIN_CUDA || pin == DXB_PIN_CUDA_PAGEABLE;
 	row[M_H2D] = cuda && h2d_s > 0 ? h2d_bytes / h2d_s / 1e9 : NAN;
 }
 
 /* Runs every repetition of a cell; returns EXIT_INTERRUPTED or 0. */
-static int run_cell(const pin_opts *p, const plan *pl, const rs_matrix *m, rs_cell *c,
+static int run_cell(const pin_opts *p, const plan *pl, const dxb_rs_matrix *m, dxb_rs_cell *c,
                     const cell_of *s, size_t i)
 {
 	char key[256], why[512];
 	dx_err err = { 0 };
-	dx_ramdisk *rd = NULL;
-	dx_meminfo before;
+	dxb_ramdisk *rd = NULL;
+	dxb_meminfo before;
 	double copy_s = 0;
 	int rc = 0;
 	if (cli_interrupted())
 		return EXIT_INTERRUPTED;
-	rs_cell_key(m, c, key, sizeof key);
+	dxb_rs_cell_key(m, c, key, sizeof key);
 	c->projected = projected(p, pl, s->pin, s->place, s->w, s->t);
 	if (cannot_run(p, pl, s->pin, s->t, why, sizeof why)) {
-		matrix_cell_mark(c, RS_SKIPPED, why);
+		matrix_cell_mark(c, DXB_RS_SKIPPED, why);
 		return 0;
 	}
 	if (matrix_cell_over_limit(&p->mx, c))
 		return 0;
 	if (!(c->rep = calloc((size_t)p->mx.repeat * NMETRICS, sizeof *c->rep))) {
-		matrix_cell_mark(c, RS_FAILED, "out of memory");
+		matrix_cell_mark(c, DXB_RS_FAILED, "out of memory");
 		return 0;
 	}
-	dx_meminfo_read(&before);
-	workload_opts o = p->mx.wl;
+	dxb_meminfo_read(&before);
+	dxb_workload_opts o = p->mx.wl;
+	o.stop = cli_interrupted;
 	o.corpus = pl->mc.index;
 	o.strategy = pl->strategy;
 	o.threads = s->t;
@@ -553,57 +561,57 @@ static int run_cell(const pin_opts *p, const plan *pl, const rs_matrix *m, rs_ce
 			goto failed;
 		progress pr;
 		progress_init(&pr, "copying to the RAM disk", p->mx.quiet);
-		double t0 = dx_now();
-		rd = dx_ramdisk_copy(pl->mc.index, p->ramdisk, progress_update, &pr, &err);
-		copy_s = dx_now() - t0;
+		double t0 = dxb_now();
+		rd = dxb_ramdisk_copy(pl->mc.index, p->ramdisk, progress_update, &pr, &err);
+		copy_s = dxb_now() - t0;
 		progress_done(&pr, NULL);
 		if (!rd && err.code == DX_ECANCELED)
 			return EXIT_INTERRUPTED;
 		if (!rd && err.code == DX_ELIMIT) {
-			cli_describe(&err, why, sizeof why);
-			matrix_cell_mark(c, RS_SKIPPED, why);
+			dx_describe(&err, why, sizeof why);
+			matrix_cell_mark(c, DXB_RS_SKIPPED, why);
 			return 0;
 		}
 		if (!rd)
 			goto failed;
-		o.corpus = dx_ramdisk_index(rd);
+		o.corpus = dxb_ramdisk_index(rd);
 	}
 	for (unsigned r = 0; r < p->mx.repeat; r++) {
-		workers_result res;
+		dxb_workers_result res;
 		double cached;
 		matrix_progress("pin-test", &p->mx, i, m->ncells, key, r);
 		if (set_cache(o.corpus, s->cache, &cached, &err) < 0)
 			goto failed;
-		int wr = workers_run(&o, s->w, &res, why, sizeof why);
-		if (wr == WORKERS_INTERRUPTED) {
+		int wr = dxb_workers_run(&o, s->w, &res, why, sizeof why);
+		if (wr == DXB_WORKERS_INTERRUPTED) {
 			rc = EXIT_INTERRUPTED;
 			goto out;
 		}
-		if (wr != WORKERS_OK) {
+		if (wr != DXB_WORKERS_OK) {
 			/* The memory-lock limit is the machine's, not a failure. */
-			matrix_cell_mark(c, res.code == DX_ELIMIT ? RS_SKIPPED : RS_FAILED, why);
+			matrix_cell_mark(c, res.code == DX_ELIMIT ? DXB_RS_SKIPPED : DXB_RS_FAILED, why);
 			goto out;
 		}
 		figures(&res, &before, cached, copy_s, s->pin, c->rep + (size_t)r * NMETRICS);
 		c->nreps++;
-		workers_result_free(&res);
+		dxb_workers_result_free(&res);
 	}
-	c->status = RS_OK;
+	c->status = DXB_RS_OK;
 	goto out;
 failed:
-	cli_describe(&err, why, sizeof why);
-	matrix_cell_mark(c, RS_FAILED, why);
+	dx_describe(&err, why, sizeof why);
+	matrix_cell_mark(c, DXB_RS_FAILED, why);
 out:
-	dx_ramdisk_remove(rd);
+	dxb_ramdisk_remove(rd);
 	return cli_interrupted() ? EXIT_INTERRUPTED : rc;
 }
 
 /* ---- the summary ------------------------------------------------------------ */
 
-static double cell_median(const rs_matrix *m, const rs_cell *c, size_t k)
+static double cell_median(const dxb_rs_matrix *m, const dxb_rs_cell *c, size_t k)
 {
 	double md, lo, hi;
-	rs_summary(m, c, k, &md, &lo, &hi);
+	dxb_rs_summary(m, c, k, &md, &lo, &hi);
 	return md;
 }
 
@@ -642,7 +650,7 @@ static int dims_cmp(const char *const *a, const char *const *b)
 
 static int by_dims(const void *a, const void *b)
 {
-	const rs_cell *x = *(const rs_cell *const *)a, *y = *(const rs_cell *const *)b;
+	const dxb_rs_cell *x = *(const dxb_rs_cell *const *)a, *y = *(const dxb_rs_cell *const *)b;
 	int r = dims_cmp(x->dim, y->dim);
 	return r ? r : (x > y) - (x < y);
 }
@@ -650,7 +658,7 @@ static int by_dims(const void *a, const void *b)
 /* The first cell (in the matrix's order) that differs from c only in
  * dimension d, whose value is ref; sorted holds the m->ncells cells in
  * by_dims order. */
-static const rs_cell *partner(const rs_matrix *m, const rs_cell *const *sorted, const rs_cell *c,
+static const dxb_rs_cell *partner(const dxb_rs_matrix *m, const dxb_rs_cell *const *sorted, const dxb_rs_cell *c,
                               size_t d, const char *ref)
 {
 	const char *want[NDIMS];
@@ -678,7 +686,7 @@ typedef struct technique {
  * and the changes of PSS, Mlocked, Shmem, set-up and H2D GB/s. */
 enum { S_GAIN, S_GAIN_MIN, S_GAIN_MAX, S_PSS, S_MLOCKED, S_SHMEM, S_SETUP, S_H2D, S_H2D_REF, NS };
 
-static size_t compare(const rs_matrix *m, const rs_cell *const *sorted, const technique *t,
+static size_t compare(const dxb_rs_matrix *m, const dxb_rs_cell *const *sorted, const technique *t,
                       double *out)
 {
 	size_t n = 0;
@@ -687,9 +695,9 @@ static size_t compare(const rs_matrix *m, const rs_cell *const *sorted, const te
 		if (!(v[k] = calloc(m->ncells + 1, sizeof *v[k])))
 			goto out;
 	for (size_t i = 0; i < m->ncells; i++) {
-		const rs_cell *c = &m->cells[i], *r;
-		if (c->status != RS_OK || strcmp(c->dim[t->d], t->value) != 0 ||
-		    !(r = partner(m, sorted, c, t->d, t->ref)) || r->status != RS_OK)
+		const dxb_rs_cell *c = &m->cells[i], *r;
+		if (c->status != DXB_RS_OK || strcmp(c->dim[t->d], t->value) != 0 ||
+		    !(r = partner(m, sorted, c, t->d, t->ref)) || r->status != DXB_RS_OK)
 			continue;
 		double base = cell_median(m, r, FG_SAMPLES);
 		if (!(base > 0))
@@ -725,11 +733,11 @@ static const char *pin_reference(const char *pin)
 
 /* The techniques the matrix holds: each pin mode against its reference,
  * ramdisk against disk, and each worker count against the first. */
-static size_t techniques(const rs_matrix *m, technique *t, size_t max)
+static size_t techniques(const dxb_rs_matrix *m, technique *t, size_t max)
 {
 	size_t n = 0;
 	for (size_t i = 0; i < m->ncells; i++) {
-		const rs_cell *c = &m->cells[i];
+		const dxb_rs_cell *c = &m->cells[i];
 		for (size_t d = 0; d < NDIMS && n < max; d++) {
 			const char *ref = d == D_PIN ? pin_reference(c->dim[d])
 			                : d == D_PLACE ? "disk"
@@ -756,11 +764,11 @@ static void technique_name(const technique *t, char *buf, size_t n)
 }
 
 /* The summary after the table, and as JSON. */
-static int summarize(const rs_matrix *m, char **text, char **json)
+static int summarize(const dxb_rs_matrix *m, char **text, char **json)
 {
 	technique t[64];
 	size_t nt = techniques(m, t, 64), tl, jl;
-	const rs_cell **sorted = malloc((m->ncells ? m->ncells : 1) * sizeof *sorted);
+	const dxb_rs_cell **sorted = malloc((m->ncells ? m->ncells : 1) * sizeof *sorted);
 	FILE *f = open_memstream(text, &tl), *g = open_memstream(json, &jl);
 	if (!f || !g || !sorted) {
 		if (f)
@@ -842,7 +850,7 @@ static int render_params(const pin_opts *p, const plan *pl, meta *mt)
 	matrix_json_params(f, &p->mx, &pl->mc);
 	fputs(", \"pin\": [", f);
 	for (size_t i = 0; i < p->npins; i++)
-		fprintf(f, "%s\"%s\"", i ? ", " : "", pin_name(p->pin[i]));
+		fprintf(f, "%s\"%s\"", i ? ", " : "", dxb_pin_name(p->pin[i]));
 	fputs("], \"placement\": [", f);
 	for (size_t i = 0; i < p->nplaces; i++)
 		fprintf(f, "%s\"%s\"", i ? ", " : "", place_names[p->place[i]]);
@@ -851,7 +859,7 @@ static int render_params(const pin_opts *p, const plan *pl, meta *mt)
 		fprintf(f, "%s\"%s\"", i ? ", " : "", cache_names[p->cache[i]]);
 	fputs("], ", f);
 	matrix_json_string(f, "ramdisk", p->ramdisk, 1);
-	matrix_json_string(f, "strategy", dx_loader_name(pl->strategy), 0);
+	matrix_json_string(f, "strategy", dxb_loader_name(pl->strategy), 0);
 	fputc('}', f);
 	return fclose(f);
 }
@@ -861,12 +869,12 @@ static int check_ramdisk(const pin_opts *p)
 {
 	dx_err err = { 0 };
 	for (size_t i = 0; i < p->nplaces; i++)
-		if (p->place[i] == PLACE_RAMDISK && dx_ramdisk_check(p->ramdisk, &err) < 0)
+		if (p->place[i] == PLACE_RAMDISK && dxb_ramdisk_check(p->ramdisk, &err) < 0)
 			return cli_lib_failure("pin-test", err.code, &err);
 	return 0;
 }
 
-static int measure(pin_opts *p, rs_matrix *m, plan *pl, meta *mt)
+static int measure(pin_opts *p, dxb_rs_matrix *m, plan *pl, meta *mt)
 {
 	dx_err err = { 0 };
 	int rc;
@@ -893,10 +901,10 @@ static int measure(pin_opts *p, rs_matrix *m, plan *pl, meta *mt)
 			for (size_t li = 0; li < p->nplaces; li++)
 				for (size_t ci = 0; ci < p->ncaches; ci++)
 					for (size_t pi = 0; pi < p->npins; pi++, i++) {
-						rs_cell *c = &m->cells[i];
+						dxb_rs_cell *c = &m->cells[i];
 						cell_of s = { p->pin[pi], p->place[li], p->cache[ci],
 						              p->mx.workers[wi], p->mx.threads[ti] };
-						c->dim[D_PIN] = pin_name(s.pin);
+						c->dim[D_PIN] = dxb_pin_name(s.pin);
 						c->dim[D_PLACE] = place_names[s.place];
 						c->dim[D_CACHE] = cache_names[s.cache];
 						matrix_cell_counts(c, mt->counts[i], D_WORKERS, D_THREADS, s.w, s.t);
@@ -922,8 +930,8 @@ int cmd_pin_test(int argc, char **argv)
 	const matrix_cmd cmd = { "pin-test", usage, own_options, set_own, &p };
 	plan pl = { 0 };
 	meta mt = { 0 };
-	rs_metric metrics[NMETRICS];
-	rs_matrix m = { .command = "pin-test", .dims = dims, .ndims = NDIMS, .metrics = metrics,
+	dxb_rs_metric metrics[NMETRICS];
+	dxb_rs_matrix m = { .command = "pin-test", .dims = dims, .ndims = NDIMS, .metrics = metrics,
 	                .nmetrics = NMETRICS, .primary = FG_SAMPLES, .group_dim = D_WORKERS,
 	                .x_dim = D_WORKERS, .plot_metrics = { FG_SAMPLES, FG_PSS } };
 	dx_err err = { 0 };
@@ -938,7 +946,7 @@ int cmd_pin_test(int argc, char **argv)
 		goto out;
 	}
 	if (p.mx.from) {
-		if (rs_read_report(&m, p.mx.from, &err) < 0) {
+		if (dxb_rs_read_report(&m, p.mx.from, &err) < 0) {
 			rc = cli_lib_failure("pin-test", err.code, &err);
 			goto out;
 		}
@@ -957,7 +965,7 @@ int cmd_pin_test(int argc, char **argv)
 	rc = matrix_report(&cmd, &p.mx, &m);
 out:
 	matrix_corpus_remove(&pl.mc);
-	rs_free_report(&m);
+	dxb_rs_free_report(&m);
 	free(mt.counts);
 	free(mt.machine);
 	free(mt.build);

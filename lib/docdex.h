@@ -14,12 +14,25 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The version of this header: "MAJOR.MINOR.PATCH", and as one number,
+ * MAJOR * 10000 + MINOR * 100 + PATCH, for #if.  dx_version() and
+ * dx_version_number() say which library a program runs with; a program
+ * built against MAJOR runs with any library of the same MAJOR and a
+ * MINOR.PATCH at least its own (the soname is libdocdex.so.MAJOR). */
+#define DX_VERSION_MAJOR 0
+#define DX_VERSION_MINOR 1
+#define DX_VERSION_PATCH 0
 #define DX_VERSION "0.1.0"
+#define DX_VERSION_NUMBER (DX_VERSION_MAJOR * 10000 + DX_VERSION_MINOR * 100 + DX_VERSION_PATCH)
 
 #if defined(__GNUC__)
 #define DX_MUST_CHECK __attribute__((warn_unused_result))
+/* What the shared library exports: this header's functions, nothing else
+ * (the library is built with -fvisibility=hidden). */
+#define DX_EXPORT __attribute__((visibility("default")))
 #else
 #define DX_MUST_CHECK
+#define DX_EXPORT
 #endif
 
 /* ---- errors ------------------------------------------------------------ */
@@ -48,33 +61,47 @@ typedef struct dx_err {
 } dx_err;
 
 /* A short description of a DX_E* code. */
-const char *dx_strerror(int code);
+DX_EXPORT const char *dx_strerror(int code);
 
 /*
  * Bytes as a message may show them: control bytes (a NUL, a newline) as
  * \xNN, cut with "..." to fit outsz.  Writes into out and returns it.
  * dx_err's what and subject are written so already.
  */
-const char *dx_escape(const char *s, size_t n, char *out, size_t outsz);
+DX_EXPORT const char *dx_escape(const char *s, size_t n, char *out, size_t outsz);
 
-/* The library's version string, DX_VERSION at build time. */
-const char *dx_version(void);
+/*
+ * An error as one line of a message: "what: 'subject': strerror" (the
+ * subject only when there is one, strerror only when a system call failed,
+ * in lower case), cut to outsz bytes.  Writes into out and returns it.
+ */
+DX_EXPORT const char *dx_describe(const dx_err *err, char *out, size_t outsz);
+
+/* "512 B", "1.5 GiB": a byte count for people, in powers of 1024.
+ * Writes into buf and returns it. */
+DX_EXPORT const char *dx_format_bytes(uint64_t n, char *buf, size_t bufsz);
+
+/* The library's version string, and its number: DX_VERSION and
+ * DX_VERSION_NUMBER of the library that runs, not of the header a program
+ * was built with. */
+DX_EXPORT const char *dx_version(void);
+DX_EXPORT int dx_version_number(void);
 
 /* ---- corpus formats and build options ---------------------------------- */
 
 enum { DX_FMT_AUTO = 0, DX_FMT_TSV = 1, DX_FMT_JSONL = 2, DX_FMT_TREC = 3 };
 
 /* The format's name ("tsv", "jsonl", "trec"), or "auto". */
-const char *dx_format_name(int format);
+DX_EXPORT const char *dx_format_name(int format);
 /* DX_FMT_* for a name, or -1. */
-int dx_format_parse(const char *name);
+DX_EXPORT int dx_format_parse(const char *name);
 
 enum { DX_DUP_ERROR = 0, DX_DUP_FIRST = 1, DX_DUP_LAST = 2 };
 
 /* How records are found by id: integer ids that count up by one from the
  * first record's (MS MARCO passages) need no table; any others are hashed. */
 enum { DX_ID_SEQUENTIAL = 1, DX_ID_HASH = 2 };
-const char *dx_id_kind_name(int kind);
+DX_EXPORT const char *dx_id_kind_name(int kind);
 
 /* Called now and then with the uncompressed bytes scanned so far and the
  * total; a non-zero return cancels the work with DX_ECANCELED. */
@@ -118,7 +145,7 @@ typedef struct dx_build_report {
  * are stored relative to out_path's directory and as absolute paths.
  * Returns 0, or a DX_E* code with err filled (nothing is written then).
  */
-DX_MUST_CHECK int dx_index_build(const char *const *files, size_t nfiles,
+DX_EXPORT DX_MUST_CHECK int dx_index_build(const char *const *files, size_t nfiles,
                                  const char *out_path, const dx_build_opts *opts,
                                  dx_build_report *report, dx_err *err);
 
@@ -138,7 +165,7 @@ typedef struct dx_bgzf_report {
  * found with the format and id options of opts (progress too); level is
  * zlib's, 0 to 9, or -1 for its default.  Returns 0 or a DX_E* code.
  */
-DX_MUST_CHECK int dx_bgzf_write(const char *in_path, const char *out_path, const dx_build_opts *opts,
+DX_EXPORT DX_MUST_CHECK int dx_bgzf_write(const char *in_path, const char *out_path, const dx_build_opts *opts,
                                 int level, dx_bgzf_report *rep, dx_err *err);
 
 /* ---- opening an index and its corpus ------------------------------------ */
@@ -151,7 +178,7 @@ typedef struct dx_corpus dx_corpus;
  * else PATH.ddx.  Writes it into out (of size outsz).  Returns 0, or
  * DX_ELIMIT when it does not fit, or DX_ESYS when the path cannot be read.
  */
-DX_MUST_CHECK int dx_index_path_for(const char *path, char *out, size_t outsz, dx_err *err);
+DX_EXPORT DX_MUST_CHECK int dx_index_path_for(const char *path, char *out, size_t outsz, dx_err *err);
 
 /*
  * Maps an index file read-only and checks its header, section table and
@@ -159,8 +186,8 @@ DX_MUST_CHECK int dx_index_path_for(const char *path, char *out, size_t outsz, d
  * Returns NULL with err filled when the file is missing, damaged or of
  * another version.
  */
-DX_MUST_CHECK dx_index *dx_index_open(const char *index_path, dx_err *err);
-void dx_index_close(dx_index *ix);
+DX_EXPORT DX_MUST_CHECK dx_index *dx_index_open(const char *index_path, dx_err *err);
+DX_EXPORT void dx_index_close(dx_index *ix);
 
 typedef struct dx_index_info {
 	uint32_t version;     /* format version */
@@ -174,7 +201,7 @@ typedef struct dx_index_info {
 	size_t params_len;
 } dx_index_info;
 
-void dx_index_get_info(const dx_index *ix, dx_index_info *info);
+DX_EXPORT void dx_index_get_info(const dx_index *ix, dx_index_info *info);
 
 typedef struct dx_source_info {
 	const char *path;     /* as stored: relative to the index's directory */
@@ -193,10 +220,10 @@ typedef struct dx_source_info {
 
 /* What a corpus file is. */
 enum { DX_SOURCE_PLAIN = 1, DX_SOURCE_GZIP = 2, DX_SOURCE_BGZF = 3 };
-const char *dx_source_kind_name(int kind);
+DX_EXPORT const char *dx_source_kind_name(int kind);
 
 /* Fills info for source i (0 <= i < sources). Returns 0 or DX_EINVAL. */
-int dx_index_get_source(const dx_index *ix, uint32_t i, dx_source_info *info);
+DX_EXPORT int dx_index_get_source(const dx_index *ix, uint32_t i, dx_source_info *info);
 
 typedef struct dx_section_info {
 	const char *name;     /* "records", "id-hash", ... */
@@ -206,14 +233,14 @@ typedef struct dx_section_info {
 /* Whether source i is still the file indexed: 0; DX_ESTALE when it changed
  * (size, mtime or sampled bytes); DX_ESYS when it cannot be opened.  Its
  * path is looked up relative to the index, then as the absolute path. */
-DX_MUST_CHECK int dx_index_check_source(dx_index *ix, uint32_t i, dx_err *err);
+DX_EXPORT DX_MUST_CHECK int dx_index_check_source(dx_index *ix, uint32_t i, dx_err *err);
 
 /* Number of sections, and the i-th of them. */
-uint32_t dx_index_sections(const dx_index *ix);
-int dx_index_get_section(const dx_index *ix, uint32_t i, dx_section_info *info);
+DX_EXPORT uint32_t dx_index_sections(const dx_index *ix);
+DX_EXPORT int dx_index_get_section(const dx_index *ix, uint32_t i, dx_section_info *info);
 
 /* Recomputes the CRC32 of every section; DX_ECORRUPT names the first bad one. */
-DX_MUST_CHECK int dx_index_check(dx_index *ix, dx_err *err);
+DX_EXPORT DX_MUST_CHECK int dx_index_check(dx_index *ix, dx_err *err);
 
 /*
  * Opens a corpus through its index: CORPUS (with CORPUS.ddx beside it) or
@@ -222,23 +249,23 @@ DX_MUST_CHECK int dx_index_check(dx_index *ix, dx_err *err);
  * a CORPUS that is not among the files its CORPUS.ddx indexes.  A path that
  * is not a regular file (a FIFO, a directory) gives DX_EINVAL, at once.
  */
-DX_MUST_CHECK dx_corpus *dx_corpus_open(const char *corpus_or_index, dx_err *err);
-void dx_corpus_close(dx_corpus *c);
+DX_EXPORT DX_MUST_CHECK dx_corpus *dx_corpus_open(const char *corpus_or_index, dx_err *err);
+DX_EXPORT void dx_corpus_close(dx_corpus *c);
 
 /* Whether path is one of the files the corpus reads, its index or a source
  * (the same file through any link): 1 or 0.  Writers use it to refuse to
  * replace what they read. */
-int dx_corpus_uses_file(const dx_corpus *c, const char *path);
+DX_EXPORT int dx_corpus_uses_file(const dx_corpus *c, const char *path);
 
 /* The index that the corpus was opened with (owned by the corpus). */
-dx_index *dx_corpus_index(dx_corpus *c);
-uint64_t dx_corpus_count(const dx_corpus *c);
+DX_EXPORT dx_index *dx_corpus_index(dx_corpus *c);
+DX_EXPORT uint64_t dx_corpus_count(const dx_corpus *c);
 
 /*
  * Finds the record with this id.  Returns 1 and sets *pos, 0 when no record
  * has the id, or a negative code (DX_ECORRUPT) on a damaged index.
  */
-DX_MUST_CHECK int dx_corpus_find(dx_corpus *c, const char *id, size_t len,
+DX_EXPORT DX_MUST_CHECK int dx_corpus_find(dx_corpus *c, const char *id, size_t len,
                                  uint64_t *pos, dx_err *err);
 
 typedef struct dx_record {
@@ -253,7 +280,7 @@ typedef struct dx_record {
 } dx_record;
 
 /* Reads record pos (0 <= pos < count). */
-DX_MUST_CHECK int dx_corpus_record(dx_corpus *c, uint64_t pos, dx_record *rec, dx_err *err);
+DX_EXPORT DX_MUST_CHECK int dx_corpus_record(dx_corpus *c, uint64_t pos, dx_record *rec, dx_err *err);
 
 /*
  * Reads n records at once, recs[i] for pos[i].  Records of gzip sources are
@@ -261,7 +288,7 @@ DX_MUST_CHECK int dx_corpus_record(dx_corpus *c, uint64_t pos, dx_record *rec, d
  * is decompressed once; their bytes stay valid until the next call that
  * reads records.
  */
-DX_MUST_CHECK int dx_corpus_records(dx_corpus *c, const uint64_t *pos, size_t n, dx_record *recs,
+DX_EXPORT DX_MUST_CHECK int dx_corpus_records(dx_corpus *c, const uint64_t *pos, size_t n, dx_record *recs,
                                     dx_err *err);
 
 /*
@@ -276,11 +303,11 @@ DX_MUST_CHECK int dx_corpus_records(dx_corpus *c, const uint64_t *pos, size_t n,
  * record that fails.  Costs a parse of each record's id, two bytes after
  * it, and one more lookup in the index.
  */
-DX_MUST_CHECK int dx_corpus_check_ids(dx_corpus *c, const dx_record *recs, size_t n, dx_err *err);
+DX_EXPORT DX_MUST_CHECK int dx_corpus_check_ids(dx_corpus *c, const dx_record *recs, size_t n, dx_err *err);
 
 /* The id of record pos, valid until the next call on c.  A record whose id
  * another record took (--duplicates first|last) still has its own id. */
-DX_MUST_CHECK int dx_corpus_id(dx_corpus *c, uint64_t pos, const char **id, size_t *len, dx_err *err);
+DX_EXPORT DX_MUST_CHECK int dx_corpus_id(dx_corpus *c, uint64_t pos, const char **id, size_t *len, dx_err *err);
 
 /*
  * A field selection: one or more TSV column numbers or names, JSON keys or
@@ -290,15 +317,15 @@ DX_MUST_CHECK int dx_corpus_id(dx_corpus *c, uint64_t pos, const char **id, size
  * passage, segment; a TREC document's <TEXT>, else all after its <DOCNO>.
  */
 typedef struct dx_fields dx_fields;
-DX_MUST_CHECK dx_fields *dx_fields_parse(dx_corpus *c, const char *spec, dx_err *err);
-void dx_fields_free(dx_fields *f);
+DX_EXPORT DX_MUST_CHECK dx_fields *dx_fields_parse(dx_corpus *c, const char *spec, dx_err *err);
+DX_EXPORT void dx_fields_free(dx_fields *f);
 
 /*
  * The selected fields of a record, joined by single spaces, JSON strings
  * decoded.  *out points into rec's bytes or into the corpus's scratch
  * buffer, valid until the next call.  A field the record lacks is empty.
  */
-DX_MUST_CHECK int dx_corpus_fields(dx_corpus *c, const dx_fields *f, const dx_record *rec,
+DX_EXPORT DX_MUST_CHECK int dx_corpus_fields(dx_corpus *c, const dx_fields *f, const dx_record *rec,
                                    const char **out, size_t *outlen, dx_err *err);
 
 /* ---- training triples ---------------------------------------------------- */
@@ -410,13 +437,13 @@ typedef struct dx_sampler dx_sampler;
  * gives the same triples as with a corpus that holds every id.  Returns
  * NULL with err filled on failure.
  */
-DX_MUST_CHECK dx_sampler *dx_sampler_open(dx_corpus *c, const dx_sample_opts *o, dx_err *err);
+DX_EXPORT DX_MUST_CHECK dx_sampler *dx_sampler_open(dx_corpus *c, const dx_sample_opts *o, dx_err *err);
 
 /* The next triple of this shard: 1, 0 after the last one, or a negative
  * code: a triples file that cannot be read, a bad line under strict, a
  * triples file of which no line (of any shard) holds a triple to write
  * (DX_EFORMAT), DX_ECANCELED when the progress callback asked to stop. */
-DX_MUST_CHECK int dx_sampler_next(dx_sampler *s, dx_triple *t, dx_err *err);
+DX_EXPORT DX_MUST_CHECK int dx_sampler_next(dx_sampler *s, dx_triple *t, dx_err *err);
 
 /*
  * The id of document doc of a triple (its pos or one of its neg): the
@@ -424,13 +451,13 @@ DX_MUST_CHECK int dx_sampler_next(dx_sampler *s, dx_triple *t, dx_err *err);
  * named it.  Returns 0, or a negative code (a damaged index).  *id stays
  * valid until the next call on s or on its corpus.
  */
-DX_MUST_CHECK int dx_sampler_doc_id(dx_sampler *s, uint64_t doc, const char **id, size_t *len,
+DX_EXPORT DX_MUST_CHECK int dx_sampler_doc_id(dx_sampler *s, uint64_t doc, const char **id, size_t *len,
                                     dx_err *err);
 
 /* What was read and counted so far. */
-const dx_sample_report *dx_sampler_report(const dx_sampler *s);
+DX_EXPORT const dx_sample_report *dx_sampler_report(const dx_sampler *s);
 
-void dx_sampler_close(dx_sampler *s);
+DX_EXPORT void dx_sampler_close(dx_sampler *s);
 
 /* ---- verification -------------------------------------------------------- */
 
@@ -452,7 +479,7 @@ typedef struct dx_verify_report {
  * Returns 0, DX_EMISMATCH naming the first record that differs, or another
  * error.
  */
-DX_MUST_CHECK int dx_corpus_verify(dx_corpus *c, dx_progress_fn progress, void *ctx,
+DX_EXPORT DX_MUST_CHECK int dx_corpus_verify(dx_corpus *c, dx_progress_fn progress, void *ctx,
                                    dx_verify_report *report, dx_err *err);
 
 /* ---- output files ------------------------------------------------------- */
@@ -470,363 +497,33 @@ DX_MUST_CHECK int dx_corpus_verify(dx_corpus *c, dx_progress_fn progress, void *
  * (DX_ESYS, DX_EINVAL).
  */
 typedef struct dx_output dx_output;
-DX_MUST_CHECK dx_output *dx_output_open(const char *path, dx_err *err);
+DX_EXPORT DX_MUST_CHECK dx_output *dx_output_open(const char *path, dx_err *err);
 /* Whether a names a regular file and b the same file (through any link):
  * 1 or 0.  A writer refuses an output that is one of its inputs. */
-int dx_same_file(const char *a, const char *b);
+DX_EXPORT int dx_same_file(const char *a, const char *b);
 /* The descriptor to write the bytes to. */
-int dx_output_fd(const dx_output *f);
+DX_EXPORT int dx_output_fd(const dx_output *f);
 /* Replaces the target with what was written; frees f either way. */
-DX_MUST_CHECK int dx_output_commit(dx_output *f, dx_err *err);
+DX_EXPORT DX_MUST_CHECK int dx_output_commit(dx_output *f, dx_err *err);
 /* Drops what was written and frees f; accepts NULL. */
-void dx_output_abort(dx_output *f);
-
-/* ---- experiment files ------------------------------------------------------ */
-
-/*
- * An experiment file: one YAML mapping whose values are scalars or lists of
- * scalars, read with libyaml.  Keys are not interpreted here; the command
- * that reads the file checks them and their values, and names the line of
- * the one it refuses.
- */
-typedef struct dx_config_item {
-	const char *key;
-	const char *value;    /* a scalar as written (quotes removed), a list's
-	                         items joined by ',', "" for an empty value */
-	int is_list;          /* the value was a sequence */
-	unsigned line;        /* 1-based line of the key */
-} dx_config_item;
-
-typedef struct dx_config dx_config;
-
-/*
- * Reads the file at path.  Returns NULL with err filled when it cannot be
- * read, is not YAML (err->subject "FILE:LINE"), is not one mapping, holds a
- * nested mapping or a list of lists (subject "FILE:LINE: KEY"), or gives
- * a key twice, or is larger than 1 MiB (DX_EFORMAT, "experiment file larger
- * than 1 MiB": /dev/zero is no experiment).  An empty file is an empty
- * mapping.
- */
-DX_MUST_CHECK dx_config *dx_config_load(const char *path, dx_err *err);
-size_t dx_config_count(const dx_config *c);
-/* Item i (0 <= i < count), in the file's order. */
-const dx_config_item *dx_config_item_at(const dx_config *c, size_t i);
-void dx_config_free(dx_config *c);
-
-/* ---- loading strategies (docdex bench) ------------------------------------- */
-
-/*
- * The ways of handing documents to a trainer that docdex bench compares.
- * Each loader serves records by position, as dx_corpus_records does, but
- * through its own means:
- *   memory  the whole corpus read into the loader's heap and parsed, with a
- *           private table from id to record; a position is turned into its
- *           id (as a trainer holds ids) and looked up there
- *   stdio   a private table from id to offset, built from the index; then
- *           fseek and a line read (fread for TREC) per record
- *   pread   the index for the place of a record, pread for its bytes
- *   mmap    the index and the corpus mapped and shared (dx_corpus_records)
- *   gzip, bgzf  the same over a gzip or BGZF corpus
- */
-enum {
-	DX_LOAD_MEMORY = 1, DX_LOAD_STDIO, DX_LOAD_PREAD, DX_LOAD_MMAP, DX_LOAD_GZIP, DX_LOAD_BGZF,
-	DX_LOAD_LAST = DX_LOAD_BGZF
-};
-
-/* The strategy's name, or "?". */
-const char *dx_loader_name(int strategy);
-/* DX_LOAD_* for a name, or -1. */
-int dx_loader_parse(const char *name);
-
-/* Whether the strategy can serve this corpus: 1, or 0 with why set to the
- * reason ("needs a plain corpus").  memory serves any; stdio, pread and
- * mmap need plain files; gzip needs gzip files and bgzf BGZF files. */
-int dx_loader_applies(int strategy, dx_corpus *c, const char **why);
-
-typedef struct dx_loader dx_loader;
-
-/*
- * Opens a loader over the corpus c (which must stay open while it is
- * used).  A memory loader reads and parses every source file here.  With
- * share non-NULL (a memory loader of the same corpus, which must outlive
- * this one), the new loader uses its heap copy instead of making another,
- * as the threads of one process would.  Loaders are not thread-safe:
- * give each thread its own.
- */
-DX_MUST_CHECK dx_loader *dx_loader_open(int strategy, dx_corpus *c, const dx_loader *share,
-                                        dx_err *err);
-
-/* Reads records pos[0..n) into recs; their bytes stay valid until the next
- * call on the loader. */
-DX_MUST_CHECK int dx_loader_get(dx_loader *l, const uint64_t *pos, size_t n, dx_record *recs,
-                                dx_err *err);
-
-void dx_loader_close(dx_loader *l);
-
-/* ---- measurement ---------------------------------------------------------- */
-
-/* A process's memory, from /proc/PID/smaps_rollup (or smaps), in bytes. */
-typedef struct dx_mem_usage {
-	uint64_t rss;         /* resident */
-	uint64_t pss;         /* resident, shared pages divided among sharers */
-	uint64_t uss;         /* resident and private to it (Private_Clean +
-	                         Private_Dirty) */
-	uint64_t anon;        /* anonymous (heap, stacks) */
-	uint64_t swap;
-} dx_mem_usage;
-
-/* Reads the memory of process pid (0: this process).  Returns 0, or
- * DX_ESYS when its /proc files cannot be read. */
-DX_MUST_CHECK int dx_mem_usage_of(int pid, dx_mem_usage *m, dx_err *err);
-
-/* This process's page faults so far, all threads (getrusage). */
-void dx_page_faults(uint64_t *minor, uint64_t *major);
-
-/* Seconds on a monotonic clock. */
-double dx_now(void);
-
-/* "512 B", "1.5 GiB": a byte count for people, in powers of 1024.
- * Writes into buf and returns it. */
-const char *dx_format_bytes(uint64_t n, char *buf, size_t bufsz);
-
-/* The machine's memory, from /proc/meminfo, in bytes (0 when unknown). */
-typedef struct dx_meminfo {
-	uint64_t total, available;
-	uint64_t mlocked;     /* locked with mlock, by every process */
-	uint64_t shmem;       /* tmpfs files and shared memory */
-} dx_meminfo;
-void dx_meminfo_read(dx_meminfo *m);
-
-typedef struct dx_machine {
-	unsigned cores;       /* online processors */
-	uint64_t mem_total;   /* bytes, /proc/meminfo MemTotal */
-	uint64_t mem_available; /* MemAvailable */
-	char kernel[256];     /* "Linux 6.1.0-13-amd64 x86_64" */
-	char cpu[256];        /* model name, or "" */
-	char hostname[256];
-	uint64_t memlock_limit; /* RLIMIT_MEMLOCK, UINT64_MAX when unlimited */
-	char thp[32];         /* transparent huge pages: "always", "madvise",
-	                         "never", or "" */
-	unsigned numa_nodes;  /* NUMA nodes online (0 when unknown) */
-	uint64_t shm_size, shm_free; /* /dev/shm, bytes (0 when absent) */
-} dx_machine;
-
-/* What the machine is; fields it cannot learn are left 0 or "". */
-void dx_machine_info(dx_machine *m);
-
-/* The name of the filesystem path is on ("ext4", "tmpfs", "xfs", ...), or
- * "0xMAGIC" for one not known by name, or "" when statfs fails. */
-void dx_fs_type(const char *path, char *out, size_t outsz);
-
-/* ---- pinning, placement and the page cache (docdex pin-test) -------------- */
-
-/* The memory-lock limit in force (RLIMIT_MEMLOCK, soft), in bytes;
- * UINT64_MAX when unlimited. */
-uint64_t dx_memlock_limit(void);
-
-/* Locks [p, p + len) into memory with mlock(2).  Returns 0; DX_ELIMIT when
- * the memory-lock limit refuses it (err->what names the limit in force
- * and how to raise it); DX_ESYS for another failure. */
-DX_MUST_CHECK int dx_mem_lock(const void *p, size_t len, dx_err *err);
-void dx_mem_unlock(const void *p, size_t len);
-
-/*
- * Makes the corpus's mapped files (plain sources) and its index resident:
- * with lock set, locked with mlock (DX_ELIMIT as dx_mem_lock when the
- * memory-lock limit refuses); else only read in (MADV_POPULATE_READ, or a
- * read of each page where the kernel lacks it).  Sets *bytes to the bytes
- * made resident.  dx_corpus_close unlocks them.
- */
-DX_MUST_CHECK int dx_corpus_make_resident(dx_corpus *c, int lock, uint64_t *bytes, dx_err *err);
-
-/*
- * A copy of an indexed corpus on a RAM-backed filesystem: the index and
- * its source files copied into a new directory under dir, keeping their
- * layout and modification times so that the copied index serves the
- * copied files.
- */
-typedef struct dx_ramdisk dx_ramdisk;
-
-/* Whether dir is on tmpfs or ramfs (statfs): 0; DX_EINVAL when it is not
- * (err->what names the filesystem found); DX_ESYS when it cannot be read. */
-DX_MUST_CHECK int dx_ramdisk_check(const char *dir, dx_err *err);
-
-/*
- * Checks that dir is on tmpfs or ramfs (statfs) and has room for the index
- * and its sources (statvfs), then copies them into a directory
- * docdex-ramdisk.HOST.PID.XXXXXX made by dx_tempdir_make, after sweeping
- * the copies that dead processes of this host left there
- * (dx_tempdir_sweep).  Returns the copy, or NULL
- * with err filled: DX_EINVAL when dir is not tmpfs or ramfs (err->what
- * names the filesystem found), DX_ELIMIT when there is not room (the bytes
- * needed and free), DX_ESYS on a failed copy.  Nothing is left behind on
- * failure.  progress is called as in dx_index_build and may cancel.
- */
-DX_MUST_CHECK dx_ramdisk *dx_ramdisk_copy(const char *index_path, const char *dir,
-                                          dx_progress_fn progress, void *ctx, dx_err *err);
-/* The copy's index, its directory, and the bytes copied. */
-const char *dx_ramdisk_index(const dx_ramdisk *r);
-const char *dx_ramdisk_dir(const dx_ramdisk *r);
-uint64_t dx_ramdisk_bytes(const dx_ramdisk *r);
-/* Removes the copy and frees r; accepts NULL. */
-void dx_ramdisk_remove(dx_ramdisk *r);
-
-/*
- * Temporary directories that name their maker, PREFIX.HOST.PID.XXXXXX, so
- * that one left by a process killed before it could remove it (SIGKILL,
- * the OOM killer) is removed by a later process: the RAM disk copies, a
- * benchmark's generated corpus.
- *
- * dx_tempdir_make makes one under parent (mkdtemp) into out (outsz bytes)
- * and locks it (flock) through the descriptor *lock, held, by forked
- * children too, until dx_tempdir_remove closes it.  Returns 0, or
- * DX_ESYS, or DX_ELIMIT when the name does not fit; out is "" and *lock
- * -1 on failure.
- *
- * dx_tempdir_sweep removes the directories of parent named
- * PREFIX.HOST.PID.XXXXXX with this host's name, owned by this user, whose
- * process is gone and whose lock no process holds.  Another host's stay
- * (its process ids mean nothing here), as does every one a live process
- * holds, in another pid namespace too.  Best effort: what cannot be
- * removed stays.
- *
- * dx_tempdir_remove removes dir and everything under it, following no
- * link, and closes lock when it is not -1; dir may be NULL or "".
- */
-DX_MUST_CHECK int dx_tempdir_make(const char *parent, const char *prefix, char *out, size_t outsz,
-                                  int *lock, dx_err *err);
-void dx_tempdir_sweep(const char *parent, const char *prefix);
-void dx_tempdir_remove(const char *dir, int lock);
-
-/*
- * The page cache and a corpus's files (its index and every source, at the
- * paths they were opened at): dropped as dx_cache_evict drops one file;
- * read through once, so that what follows starts warm; and the fraction of
- * their bytes resident (pages weighted by file), with their total size in
- * *bytes.  Each returns 0 or DX_ESYS; the read through calls progress as
- * dx_index_build does, which may stop it (DX_ECANCELED).
- */
-DX_MUST_CHECK int dx_corpus_cache_evict(dx_corpus *c, dx_err *err);
-DX_MUST_CHECK int dx_corpus_cache_load(dx_corpus *c, dx_progress_fn progress, void *ctx,
-                                       dx_err *err);
-DX_MUST_CHECK int dx_corpus_cache_resident(dx_corpus *c, double *fraction, uint64_t *bytes,
-                                           dx_err *err);
-
-/* Asks the kernel to drop a file's pages from the page cache
- * (posix_fadvise POSIX_FADV_DONTNEED), after writing back its dirty pages
- * (fdatasync); not guaranteed to drop them all: pages mapped by a process
- * stay, and tmpfs and ramfs keep theirs.
- * Returns 0 or DX_ESYS. */
-DX_MUST_CHECK int dx_cache_evict(const char *path, dx_err *err);
-/* The fraction of a file's pages in the page cache, 0 to 1 (mincore(2)
- * over a mapping of it; 1 for an empty file).  Returns 0 or DX_ESYS. */
-DX_MUST_CHECK int dx_cache_resident(const char *path, double *fraction, dx_err *err);
-
-/*
- * The CUDA runtime, loaded at run time with dlopen: docdex never links
- * against CUDA, and works the same without it.  The library is
- * $DOCDEX_CUDART when set, else the first of libcudart.so,
- * libcudart.so.13, libcudart.so.12, libcudart.so.11.0 that loads.
- */
-typedef struct dx_cuda dx_cuda;
-
-typedef struct dx_cuda_info {
-	char library[256];    /* the file dlopen loaded */
-	int runtime_version;  /* cudaRuntimeGetVersion: 12040 for 12.4 */
-	int driver_version;   /* cudaDriverGetVersion */
-	int devices;          /* cudaGetDeviceCount */
-	char device_name[256]; /* the device in use */
-	uint64_t device_memory; /* its global memory, bytes */
-} dx_cuda_info;
-
-/* Loads the runtime and selects device (0 for the first).  Returns NULL
- * with err->what saying why when there is no runtime, no device, or a
- * call fails (with the CUDA error's name). */
-DX_MUST_CHECK dx_cuda *dx_cuda_open(int device, dx_err *err);
-void dx_cuda_close(dx_cuda *cu);
-void dx_cuda_get_info(const dx_cuda *cu, dx_cuda_info *info);
-
-/* Page-locked host memory from cudaHostAlloc, and cudaFreeHost. */
-DX_MUST_CHECK void *dx_cuda_host_alloc(dx_cuda *cu, size_t n, dx_err *err);
-void dx_cuda_host_free(dx_cuda *cu, void *p);
-/* Page-locks existing memory (cudaHostRegister), and undoes it. */
-DX_MUST_CHECK int dx_cuda_host_register(dx_cuda *cu, void *p, size_t n, dx_err *err);
-void dx_cuda_host_unregister(dx_cuda *cu, void *p);
-/* Device memory (cudaMalloc, cudaFree). */
-DX_MUST_CHECK void *dx_cuda_device_alloc(dx_cuda *cu, size_t n, dx_err *err);
-void dx_cuda_device_free(dx_cuda *cu, void *p);
-/* Copies host to device on the handle's stream (cudaMemcpyAsync), and
- * waits for the stream (cudaStreamSynchronize). */
-DX_MUST_CHECK int dx_cuda_copy_to_device(dx_cuda *cu, void *dev, const void *host, size_t n,
-                                         dx_err *err);
-DX_MUST_CHECK int dx_cuda_sync(dx_cuda *cu, dx_err *err);
+DX_EXPORT void dx_output_abort(dx_output *f);
 
 /* ---- random numbers and permutations ------------------------------------ */
 
 /* A small, fast generator (xoshiro256**) seeded through splitmix64: the same
  * seed gives the same sequence on every machine. */
 typedef struct dx_rng { uint64_t s[4]; } dx_rng;
-void dx_rng_seed(dx_rng *r, uint64_t seed);
-uint64_t dx_rng_next(dx_rng *r);
+DX_EXPORT void dx_rng_seed(dx_rng *r, uint64_t seed);
+DX_EXPORT uint64_t dx_rng_next(dx_rng *r);
 /* Uniform in [0, n), n > 0, without modulo bias. */
-uint64_t dx_rng_below(dx_rng *r, uint64_t n);
+DX_EXPORT uint64_t dx_rng_below(dx_rng *r, uint64_t n);
 
 /*
  * A pseudo-random permutation of [0, n) that needs no memory: dx_perm_at
  * maps each i < n to a distinct value < n.  Used to draw distinct records.
  */
 typedef struct dx_perm { uint64_t n, mask; uint64_t keys[4]; } dx_perm;
-void dx_perm_init(dx_perm *p, uint64_t n, uint64_t seed);
-uint64_t dx_perm_at(const dx_perm *p, uint64_t i);
-
-/* ---- synthetic corpora ---------------------------------------------------- */
-
-enum { DX_SYN_PASSAGES = 1, DX_SYN_DOCUMENTS = 2 };
-enum { DX_SYN_TSV = 1, DX_SYN_JSONL_V2 = 2, DX_SYN_JSONL_BEIR = 3, DX_SYN_TREC = 4 };
-
-/* Where generated bytes go: write returns 0, or -1 with errno set to stop:
- * ECANCELED (its caller asks to stop, as a progress callback does) makes
- * the generator return DX_ECANCELED; another errno, DX_ESYS. */
-typedef struct dx_writer {
-	int (*write)(void *ctx, const void *buf, size_t len);
-	void *ctx;
-} dx_writer;
-
-typedef struct dx_synth_opts {
-	int kind;            /* DX_SYN_PASSAGES or DX_SYN_DOCUMENTS */
-	int layout;          /* DX_SYN_* */
-	uint64_t seed;
-	uint64_t count;      /* records to write; 0 means: as many as fill size */
-	uint64_t size;       /* approximate bytes when count is 0 */
-	unsigned bundle;     /* MS MARCO v2 layouts: the bundle number in the ids */
-} dx_synth_opts;
-
-/*
- * Writes a deterministic MS MARCO-shaped corpus: the same options give the
- * same bytes on any machine.  Returns the number of records written, or a
- * negative code.
- */
-DX_MUST_CHECK int64_t dx_synth_corpus(const dx_synth_opts *o, const dx_writer *w, dx_err *err);
-
-/* The id of record n of a synthetic corpus of this kind and layout (the
- * layout matters for MS MARCO v2 ids, which hold a byte offset: those need
- * the corpus itself and give DX_EINVAL here). */
-DX_MUST_CHECK int dx_synth_id(const dx_synth_opts *o, uint64_t n, char *out, size_t outsz, dx_err *err);
-
-typedef struct dx_synth_topics_opts {
-	uint64_t seed;
-	uint64_t queries;    /* number of queries */
-	uint64_t records;    /* records in the corpus they go with */
-	unsigned positives;  /* judged relevant documents per query, at most */
-	unsigned depth;      /* run depth per query */
-} dx_synth_topics_opts;
-
-/* Queries (qid TAB text), TREC qrels (qid 0 docid 1) and a TREC run
- * (qid Q0 docid rank score tag) over the ids of the corpus that the same
- * corpus options generate; any writer may be NULL to skip that file.
- * MS MARCO v2 layouts give DX_EINVAL (their ids hold byte offsets). */
-DX_MUST_CHECK int dx_synth_topics(const dx_synth_opts *corpus, const dx_synth_topics_opts *t,
-                                  const dx_writer *queries, const dx_writer *qrels,
-                                  const dx_writer *run, dx_err *err);
+DX_EXPORT void dx_perm_init(dx_perm *p, uint64_t n, uint64_t seed);
+DX_EXPORT uint64_t dx_perm_at(const dx_perm *p, uint64_t i);
 
 #endif

@@ -1,4 +1,5 @@
 /* err.c: error codes and the dx_err record. */
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -28,6 +29,11 @@ const char *dx_strerror(int code)
 const char *dx_version(void)
 {
 	return DX_VERSION;
+}
+
+int dx_version_number(void)
+{
+	return DX_VERSION_NUMBER;
 }
 
 static int is_control(unsigned char c)
@@ -99,4 +105,37 @@ int dx__fail_n(dx_err *err, int code, const char *subject, size_t len, const cha
 	int r = vfail(err, code, 0, subject, len, fmt, ap);
 	va_end(ap);
 	return r;
+}
+
+const char *dx_describe(const dx_err *err, char *out, size_t outsz)
+{
+	char sys[256] = "";
+	if (err->sys) {
+		/* strerror in lower case, like the rest of the line. */
+		snprintf(sys, sizeof sys, ": %s", strerror(err->sys));
+		sys[2] = (char)tolower((unsigned char)sys[2]);
+	}
+	if (err->subject[0])
+		snprintf(out, outsz, "%s: '%s'%s", err->what, err->subject, sys);
+	else
+		snprintf(out, outsz, "%s%s", err->what, sys);
+	return out;
+}
+
+const char *dx_format_bytes(uint64_t n, char *buf, size_t bufsz)
+{
+	static const char *const units[] = { "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
+	if (n < 1024) {
+		snprintf(buf, bufsz, "%llu B", (unsigned long long)n);
+		return buf;
+	}
+	double v = (double)n / 1024;
+	size_t u = 0;
+	/* 1023.95 and above would print as "1024.0": go to the next unit. */
+	while (v >= 1023.95 && u + 1 < sizeof units / sizeof *units) {
+		v /= 1024;
+		u++;
+	}
+	snprintf(buf, bufsz, "%.1f %s", v, units[u]);
+	return buf;
 }

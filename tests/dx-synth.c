@@ -1,6 +1,6 @@
 /*
  * dx-synth: writes a synthetic corpus, and queries, qrels and a run to go
- * with it, for the tests and benchmarks (see lib/synth.c).
+ * with it, for the tests and benchmarks (see bench/synth.c).
  *
  *   dx-synth [--kind passages|documents] [--layout tsv|jsonl-v2|beir|trec]
  *            [--count N | --size BYTES[K|M|G]] [--seed S] [--bundle B] [-o FILE]
@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "dxbench.h"
 #include "docdex.h"
 
 static int write_file(void *ctx, const void *buf, size_t len)
@@ -68,22 +69,22 @@ int main(int argc, char **argv)
 		{ "bundle", required_argument, NULL, 'b' },
 		{ NULL, 0, NULL, 0 },
 	};
-	dx_synth_opts o = { .kind = DX_SYN_PASSAGES, .layout = DX_SYN_TSV };
-	dx_synth_topics_opts t = { .queries = 100, .positives = 1, .depth = 100 };
+	dxb_synth_opts o = { .kind = DXB_SYN_PASSAGES, .layout = DXB_SYN_TSV };
+	dxb_synth_topics_opts t = { .queries = 100, .positives = 1, .depth = 100 };
 	const char *out = "-", *files[3] = { NULL, NULL, NULL };
 	uint64_t v;
 	int c, depth_given = 0;
 	while ((c = getopt_long(argc, argv, "o:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'k':
-			o.kind = strcmp(optarg, "documents") == 0 ? DX_SYN_DOCUMENTS
-			       : strcmp(optarg, "passages") == 0  ? DX_SYN_PASSAGES : 0;
+			o.kind = strcmp(optarg, "documents") == 0 ? DXB_SYN_DOCUMENTS
+			       : strcmp(optarg, "passages") == 0  ? DXB_SYN_PASSAGES : 0;
 			break;
 		case 'l':
-			o.layout = strcmp(optarg, "tsv") == 0        ? DX_SYN_TSV
-			         : strcmp(optarg, "jsonl-v2") == 0   ? DX_SYN_JSONL_V2
-			         : strcmp(optarg, "beir") == 0       ? DX_SYN_JSONL_BEIR
-			         : strcmp(optarg, "trec") == 0       ? DX_SYN_TREC : 0;
+			o.layout = strcmp(optarg, "tsv") == 0        ? DXB_SYN_TSV
+			         : strcmp(optarg, "jsonl-v2") == 0   ? DXB_SYN_JSONL_V2
+			         : strcmp(optarg, "beir") == 0       ? DXB_SYN_JSONL_BEIR
+			         : strcmp(optarg, "trec") == 0       ? DXB_SYN_TREC : 0;
 			break;
 		case 'n': case 's': case 'S': case 'q': case 'p': case 'd': case 'b':
 			if (parse_size(optarg, &v) < 0) {
@@ -116,8 +117,8 @@ int main(int argc, char **argv)
 	FILE *f = open_out(out);
 	if (!f)
 		return 1;
-	dx_writer w = { write_file, f };
-	int64_t n = dx_synth_corpus(&o, &w, &err);
+	dxb_writer w = { write_file, f };
+	int64_t n = dxb_synth_corpus(&o, &w, &err);
 	if (close_out(f, out) < 0)
 		return 1;
 	if (n < 0) {
@@ -131,13 +132,13 @@ int main(int argc, char **argv)
 	if (!depth_given && t.depth > t.records)
 		t.depth = (unsigned)t.records;
 	FILE *fs[3] = { NULL, NULL, NULL };
-	dx_writer ws[3];
+	dxb_writer ws[3];
 	for (int i = 0; i < 3; i++) {
 		if (files[i] && !(fs[i] = open_out(files[i])))
 			return 1;
-		ws[i] = (dx_writer){ write_file, fs[i] };
+		ws[i] = (dxb_writer){ write_file, fs[i] };
 	}
-	int rc = dx_synth_topics(&o, &t, fs[0] ? &ws[0] : NULL, fs[1] ? &ws[1] : NULL,
+	int rc = dxb_synth_topics(&o, &t, fs[0] ? &ws[0] : NULL, fs[1] ? &ws[1] : NULL,
 	                         fs[2] ? &ws[2] : NULL, &err);
 	for (int i = 0; i < 3; i++)
 		if (fs[i] && close_out(fs[i], files[i]) < 0)

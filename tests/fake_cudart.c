@@ -1,6 +1,6 @@
 /*
  * fake_cudart.c: a tiny stand-in for the CUDA runtime (libcudart.so), for
- * the unit tests of lib/cuda.c on machines without CUDA.  It exports the
+ * the unit tests of bench/cuda.c on machines without CUDA.  It exports the
  * runtime functions docdex calls, with their signatures in plain C types,
  * and implements them on the host: "device" memory is host memory, copies
  * are memcpy, and streams finish at once.

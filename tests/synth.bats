@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# The synthetic corpus generator (tests/dx-synth over lib/synth.c).
+# The synthetic corpus generator (tests/dx-synth over bench/synth.c).
 
 load helpers
 

@@ -1,8 +1,8 @@
 /*
  * fuzz_report.c: the JSON report reader behind bench and pin-test's --from
- * and --baseline (cmd/report_read.c) on arbitrary bytes, and then what
+ * and --baseline (bench/report_read.c) on arbitrary bytes, and then what
  * --from does with a report it read: the table, CSV, JSON, Markdown and
- * SVG writers (cmd/results.c, cmd/plot.c) and the baseline comparison.
+ * SVG writers (bench/results.c, bench/plot.c) and the baseline comparison.
  * Each must read or refuse, then write, in time and memory bounded by the
  * input (libFuzzer's -timeout and -rss_limit_mb catch a hang or a blow-up),
  * never crash or leak.  The JSON written must read back as a report.
@@ -10,20 +10,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../../cmd/results.h"
+#include "dxbench.h"
 #include "docdex.h"
 #include "fuzz.h"
 
-/* bench's dimensions and figures (cmd/bench.c, cmd/figures.c), and
+/* bench's dimensions and figures (cmd/bench.c, bench/figures.c), and
  * pin-test's (cmd/pin_test.c): the reader takes what the command asks
  * for, so both commands' shapes are read. */
-static const rs_dim bench_dims[] = {
+static const dxb_rs_dim bench_dims[] = {
 	{ "strategy", "strategy", 0 },
 	{ "workers", "j", 1 },
 	{ "threads", "t", 1 },
 };
 
-static const rs_dim pin_dims[] = {
+static const dxb_rs_dim pin_dims[] = {
 	{ "pin", "pin", 0 },
 	{ "placement", "placement", 0 },
 	{ "cache", "cache", 0 },
@@ -31,26 +31,26 @@ static const rs_dim pin_dims[] = {
 	{ "threads", "t", 1 },
 };
 
-static const rs_metric metrics[] = {
-	{ "samples_per_s", "samples/s", "1/s", RS_HIGHER, 1, 1, 0 },
-	{ "docs_per_s", "docs/s", "1/s", RS_HIGHER, 0, 0, 1 },
-	{ "mb_per_s", "MB/s", "MB/s", RS_HIGHER, 0, 1, 1 },
-	{ "latency_p50_ms", "p50 ms", "ms", RS_LOWER, 0, 3, 0 },
-	{ "latency_p95_ms", "p95 ms", "ms", RS_LOWER, 0, 3, 1 },
-	{ "latency_p99_ms", "p99 ms", "ms", RS_LOWER, 0, 3, 0 },
-	{ "setup_s", "setup s", "s", RS_LOWER, 0, 2, 0 },
-	{ "pss_mib", "PSS MiB", "MiB", RS_LOWER, 1, 1, 0 },
-	{ "uss_per_worker_mib", "USS/w MiB", "MiB", RS_LOWER, 0, 1, 1 },
-	{ "rss_per_worker_mib", "RSS/w MiB", "MiB", RS_LOWER, 0, 1, 1 },
-	{ "minor_faults", "minflt", "", RS_LOWER, 0, 0, 1 },
-	{ "major_faults", "majflt", "", RS_LOWER, 0, 0, 0 },
+static const dxb_rs_metric metrics[] = {
+	{ "samples_per_s", "samples/s", "1/s", DXB_RS_HIGHER, 1, 1, 0 },
+	{ "docs_per_s", "docs/s", "1/s", DXB_RS_HIGHER, 0, 0, 1 },
+	{ "mb_per_s", "MB/s", "MB/s", DXB_RS_HIGHER, 0, 1, 1 },
+	{ "latency_p50_ms", "p50 ms", "ms", DXB_RS_LOWER, 0, 3, 0 },
+	{ "latency_p95_ms", "p95 ms", "ms", DXB_RS_LOWER, 0, 3, 1 },
+	{ "latency_p99_ms", "p99 ms", "ms", DXB_RS_LOWER, 0, 3, 0 },
+	{ "setup_s", "setup s", "s", DXB_RS_LOWER, 0, 2, 0 },
+	{ "pss_mib", "PSS MiB", "MiB", DXB_RS_LOWER, 1, 1, 0 },
+	{ "uss_per_worker_mib", "USS/w MiB", "MiB", DXB_RS_LOWER, 0, 1, 1 },
+	{ "rss_per_worker_mib", "RSS/w MiB", "MiB", DXB_RS_LOWER, 0, 1, 1 },
+	{ "minor_faults", "minflt", "", DXB_RS_LOWER, 0, 0, 1 },
+	{ "major_faults", "majflt", "", DXB_RS_LOWER, 0, 0, 0 },
 	/* pin-test's own */
-	{ "pin_s", "pin s", "s", RS_LOWER, 0, 2, 0 },
-	{ "copy_s", "copy s", "s", RS_LOWER, 0, 2, 0 },
-	{ "cached_pct", "cached %", "%", RS_NEITHER, 0, 0, 0 },
-	{ "mlocked_mib", "Mlocked MiB", "MiB", RS_LOWER, 0, 1, 0 },
-	{ "shmem_mib", "Shmem MiB", "MiB", RS_LOWER, 0, 1, 0 },
-	{ "h2d_gb_s", "H2D GB/s", "GB/s", RS_HIGHER, 0, 2, 0 },
+	{ "pin_s", "pin s", "s", DXB_RS_LOWER, 0, 2, 0 },
+	{ "copy_s", "copy s", "s", DXB_RS_LOWER, 0, 2, 0 },
+	{ "cached_pct", "cached %", "%", DXB_RS_NEITHER, 0, 0, 0 },
+	{ "mlocked_mib", "Mlocked MiB", "MiB", DXB_RS_LOWER, 0, 1, 0 },
+	{ "shmem_mib", "Shmem MiB", "MiB", DXB_RS_LOWER, 0, 1, 0 },
+	{ "h2d_gb_s", "H2D GB/s", "GB/s", DXB_RS_HIGHER, 0, 2, 0 },
 };
 
 enum { BENCH_METRICS = 12, PIN_METRICS = sizeof metrics / sizeof *metrics };
@@ -66,7 +66,7 @@ static FILE *devnull(void)
 /* Everything --from does with the report at path, as command cmd. */
 static void report_as(const char *path, int pin)
 {
-	rs_matrix m = {
+	dxb_rs_matrix m = {
 		.command = pin ? "pin-test" : "bench",
 		.dims = pin ? pin_dims : bench_dims,
 		.ndims = pin ? 5 : 3,
@@ -81,39 +81,39 @@ static void report_as(const char *path, int pin)
 	};
 	dx_err err = { 0 };
 	FILE *null = devnull();
-	if (rs_read_report(&m, path, &err) == 0) {
-		rs_write_table(&m, null);
-		rs_write_csv(&m, null);
-		rs_write_markdown(&m, null);
-		rs_write_svg(&m, null);
+	if (dxb_rs_read_report(&m, path, &err) == 0) {
+		dxb_rs_write_table(&m, null);
+		dxb_rs_write_csv(&m, null);
+		dxb_rs_write_markdown(&m, null);
+		dxb_rs_write_svg(&m, null);
 		for (size_t i = 0; i < m.ncells && i < 16; i++)
-			rs_is_fastest(&m, i);
+			dxb_rs_is_fastest(&m, i);
 		char buf[64];
-		rs_json_get(m.environment_json, "kernel", buf, sizeof buf);
-		rs_json_get(m.params_json, "workers", buf, sizeof buf);
+		dxb_rs_json_get(m.environment_json, "kernel", buf, sizeof buf);
+		dxb_rs_json_get(m.params_json, "workers", buf, sizeof buf);
 
-		/* What rs_write_json writes is a report again, of the same
+		/* What dxb_rs_write_json writes is a report again, of the same
 		 * cells: it must read back. */
 		const char *again = fuzz_path("again.json");
 		FILE *f = fopen(again, "w");
-		if (!f || rs_write_json(&m, f) < 0 || fclose(f) != 0)
+		if (!f || dxb_rs_write_json(&m, f) < 0 || fclose(f) != 0)
 			abort();
-		rs_matrix back = m;
+		dxb_rs_matrix back = m;
 		back.cells = NULL;
 		back.ncells = 0;
 		back.loaded = NULL;
 		dx_err berr = { 0 };
-		if (rs_read_report(&back, again, &berr) < 0 || back.ncells != m.ncells) {
+		if (dxb_rs_read_report(&back, again, &berr) < 0 || back.ncells != m.ncells) {
 			fprintf(stderr, "the JSON written does not read back: %s: %s\n", berr.what,
 			        berr.subject);
 			abort();
 		}
-		rs_compare_baseline(&m, again, 10, null, &berr);
-		rs_free_report(&back);
+		dxb_rs_compare_baseline(&m, again, 10, null, &berr);
+		dxb_rs_free_report(&back);
 	}
 	/* The input as a baseline, whether or not it read as a report. */
-	rs_compare_baseline(&m, path, 10, null, &err);
-	rs_free_report(&m);
+	dxb_rs_compare_baseline(&m, path, 10, null, &err);
+	dxb_rs_free_report(&m);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -1,6 +1,7 @@
 /* Experiment files: the YAML mapping read into keys and values. */
 #include <errno.h>
 
+#include "dxbench.h"
 #include "docdex.h"
 #include "unit.h"
 
@@ -15,10 +16,10 @@ static const char *write_file(const char *name, const char *text)
 	return p;
 }
 
-static dx_config *loads(const char *text)
+static dxb_config *loads(const char *text)
 {
 	dx_err err = { 0 };
-	dx_config *c = dx_config_load(write_file("ok.yaml", text), &err);
+	dxb_config *c = dxb_config_load(write_file("ok.yaml", text), &err);
 	if (!c) {
 		fprintf(stderr, "refused: %s: %s\n", err.subject, err.what);
 		unit_failures++;
@@ -27,10 +28,10 @@ static dx_config *loads(const char *text)
 }
 
 /* Item i is key = value, a list or not, on line. */
-static void item(const dx_config *c, size_t i, const char *key, const char *value, int is_list,
+static void item(const dxb_config *c, size_t i, const char *key, const char *value, int is_list,
                  unsigned line)
 {
-	const dx_config_item *it = dx_config_item_at(c, i);
+	const dxb_config_item *it = dxb_config_item_at(c, i);
 	if (!it || strcmp(it->key, key) != 0 || strcmp(it->value, value) != 0 ||
 	    it->is_list != is_list || it->line != line) {
 		if (it)
@@ -48,7 +49,7 @@ static void refuses(const char *text, int code, const char *what, const char *wh
 {
 	const char *p = write_file("bad.yaml", text);
 	dx_err err = { 0 };
-	dx_config *c = dx_config_load(p, &err);
+	dxb_config *c = dxb_config_load(p, &err);
 	char subject[600];
 	snprintf(subject, sizeof subject, "%s%s", p, where);
 	if (c || err.code != code || strcmp(err.what, what) != 0 || strcmp(err.subject, subject) != 0) {
@@ -56,14 +57,14 @@ static void refuses(const char *text, int code, const char *what, const char *wh
 		        err.what, err.subject, code, what, subject);
 		unit_failures++;
 	}
-	dx_config_free(c);
+	dxb_config_free(c);
 }
 
 int main(void)
 {
 	if (!unit_mkdir())
 		return 1;
-	dx_config *c;
+	dxb_config *c;
 
 	c = loads("# an experiment\n"
 	          "corpus: data/collection.tsv\n"
@@ -79,7 +80,7 @@ int main(void)
 	          "quoted_tilde: \"~\"\n"
 	          "quoted_empty: ''\n"
 	          "escaped: \"a\\tb\"\n");
-	CHECK_EQ(dx_config_count(c), 12);
+	CHECK_EQ(dxb_config_count(c), 12);
 	item(c, 0, "corpus", "data/collection.tsv", 0, 2);
 	item(c, 1, "name", "with  spaces: and a colon", 0, 3);
 	item(c, 2, "single", "it's", 0, 4);
@@ -92,8 +93,8 @@ int main(void)
 	item(c, 9, "quoted_tilde", "~", 0, 12);
 	item(c, 10, "quoted_empty", "", 0, 13);
 	item(c, 11, "escaped", "a\tb", 0, 14);
-	CHECK(dx_config_item_at(c, 12) == NULL);
-	dx_config_free(c);
+	CHECK(dxb_config_item_at(c, 12) == NULL);
+	dxb_config_free(c);
 
 	/* Lists, flow and block, keep their items' text and order. */
 	c = loads("sizes: [10, 100, \"1000\"]\n"
@@ -106,7 +107,7 @@ int main(void)
 	          "none: []\n"
 	          "one: [only]\n"
 	          "holes: [a, ~, '', b]\n");
-	CHECK_EQ(dx_config_count(c), 7);
+	CHECK_EQ(dxb_config_count(c), 7);
 	item(c, 0, "sizes", "10,100,1000", 1, 1);
 	item(c, 1, "loaders", "mmap,pread", 1, 2);
 	item(c, 2, "same_indent", "a", 1, 5);
@@ -114,45 +115,45 @@ int main(void)
 	item(c, 4, "none", "", 1, 8);
 	item(c, 5, "one", "only", 1, 9);
 	item(c, 6, "holes", "a,,,b", 1, 10);
-	dx_config_free(c);
+	dxb_config_free(c);
 
 	/* A block scalar keeps its line breaks. */
 	c = loads("note: |\n  two\n  lines\nnext: 1\n");
-	CHECK_EQ(dx_config_count(c), 2);
+	CHECK_EQ(dxb_config_count(c), 2);
 	item(c, 0, "note", "two\nlines\n", 0, 1);
 	item(c, 1, "next", "1", 0, 4);
-	dx_config_free(c);
+	dxb_config_free(c);
 
 	/* CRLF line endings count one line each and stay out of the values. */
 	c = loads("a: 1\r\nb: [x, y]\r\n\r\nc: three\r\n");
-	CHECK_EQ(dx_config_count(c), 3);
+	CHECK_EQ(dxb_config_count(c), 3);
 	item(c, 0, "a", "1", 0, 1);
 	item(c, 1, "b", "x,y", 1, 2);
 	item(c, 2, "c", "three", 0, 4);
-	dx_config_free(c);
+	dxb_config_free(c);
 
 	/* Nothing in the file is an empty mapping. */
 	c = loads("");
 	CHECK(c != NULL);
-	CHECK_EQ(dx_config_count(c), 0);
-	CHECK(dx_config_item_at(c, 0) == NULL);
-	dx_config_free(c);
+	CHECK_EQ(dxb_config_count(c), 0);
+	CHECK(dxb_config_item_at(c, 0) == NULL);
+	dxb_config_free(c);
 	c = loads("# only\n\n  # comments\n");
 	CHECK(c != NULL);
-	CHECK_EQ(dx_config_count(c), 0);
-	dx_config_free(c);
+	CHECK_EQ(dxb_config_count(c), 0);
+	dxb_config_free(c);
 	c = loads("---\n# an explicit document with nothing in it\n");
 	CHECK(c != NULL);
-	CHECK_EQ(dx_config_count(c), 0);
-	dx_config_free(c);
+	CHECK_EQ(dxb_config_count(c), 0);
+	dxb_config_free(c);
 	c = loads("---\na: 1\n...\n");
-	CHECK_EQ(dx_config_count(c), 1);
+	CHECK_EQ(dxb_config_count(c), 1);
 	item(c, 0, "a", "1", 0, 2);
-	dx_config_free(c);
+	dxb_config_free(c);
 	c = loads("{a: 1, b: [2, 3]}\n");
-	CHECK_EQ(dx_config_count(c), 2);
+	CHECK_EQ(dxb_config_count(c), 2);
 	item(c, 1, "b", "2,3", 1, 1);
-	dx_config_free(c);
+	dxb_config_free(c);
 
 	/* Syntax errors, at the line where libyaml found them. */
 	refuses("a: 1\n b: 2\n", DX_EFORMAT,
@@ -200,15 +201,15 @@ int main(void)
 			memcpy(big, "a: 1\n#", 6);
 			big[max] = '\0';
 			c = loads(big);
-			CHECK_EQ(dx_config_count(c), 1);
-			dx_config_free(c);
+			CHECK_EQ(dxb_config_count(c), 1);
+			dxb_config_free(c);
 			big[max] = '\n';
 			big[max + 1] = '\0';
 			refuses(big, DX_EFORMAT, "experiment file larger than 1 MiB", "");
 			free(big);
 		}
 		dx_err zero = { 0 };
-		CHECK(dx_config_load("/dev/zero", &zero) == NULL);
+		CHECK(dxb_config_load("/dev/zero", &zero) == NULL);
 		CHECK_EQ(zero.code, DX_EFORMAT);
 		CHECK(strcmp(zero.what, "experiment file larger than 1 MiB") == 0);
 		CHECK(strcmp(zero.subject, "/dev/zero") == 0);
@@ -216,18 +217,18 @@ int main(void)
 
 	/* A file that cannot be read is a system error on its path. */
 	dx_err err = { 0 };
-	CHECK(dx_config_load(path("missing.yaml"), &err) == NULL);
+	CHECK(dxb_config_load(path("missing.yaml"), &err) == NULL);
 	CHECK_EQ(err.code, DX_ESYS);
 	CHECK_EQ(err.sys, ENOENT);
 	CHECK(strcmp(err.subject, path("missing.yaml")) == 0);
 	CHECK(strcmp(err.what, "cannot open") == 0);
 	memset(&err, 0, sizeof err);
-	CHECK(dx_config_load(unit_dir, &err) == NULL);
+	CHECK(dxb_config_load(unit_dir, &err) == NULL);
 	CHECK_EQ(err.code, DX_ESYS);
 	CHECK_EQ(err.sys, EISDIR);
-	CHECK(dx_config_load(path("missing.yaml"), NULL) == NULL);
+	CHECK(dxb_config_load(path("missing.yaml"), NULL) == NULL);
 
-	dx_config_free(NULL);
+	dxb_config_free(NULL);
 	CHECK(unit_rmdir());
 	UNIT_DONE();
 }

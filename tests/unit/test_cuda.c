@@ -3,6 +3,7 @@
  * `make unit` passes in DOCDEX_FAKE_CUDART. */
 #include <dlfcn.h>
 
+#include "dxbench.h"
 #include "docdex.h"
 #include "unit.h"
 
@@ -19,13 +20,13 @@ static int starts_with(const char *s, const char *prefix)
 		}                                                                           \
 	} while (0)
 
-/* dx_cuda_open fails with DX_EINVAL and this what. */
+/* dxb_cuda_open fails with DX_EINVAL and this what. */
 static void open_fails(int device, const char *what)
 {
 	dx_err err = { 0 };
-	dx_cuda *cu = dx_cuda_open(device, &err);
+	dxb_cuda *cu = dxb_cuda_open(device, &err);
 	CHECK(cu == NULL);
-	dx_cuda_close(cu);
+	dxb_cuda_close(cu);
 	CHECK_EQ(err.code, DX_EINVAL);
 	CHECK_EQ(err.sys, 0);
 	CHECK_STR(err.what, what);
@@ -52,14 +53,14 @@ static void with_fake(const char *fake)
 	unsetenv("FAKE_CUDART_DEVICES");
 	unsetenv("FAKE_CUDART_FAIL");
 	dx_err err = { 0 };
-	dx_cuda *cu = dx_cuda_open(0, &err);
+	dxb_cuda *cu = dxb_cuda_open(0, &err);
 	CHECK(cu != NULL);
 	if (!cu) {
-		fprintf(stderr, "dx_cuda_open: %s: '%s'\n", err.what, err.subject);
+		fprintf(stderr, "dxb_cuda_open: %s: '%s'\n", err.what, err.subject);
 		goto out;
 	}
-	dx_cuda_info info;
-	dx_cuda_get_info(cu, &info);
+	dxb_cuda_info info;
+	dxb_cuda_get_info(cu, &info);
 	CHECK_STR(info.library, fake);
 	CHECK_EQ(info.runtime_version, 12040);
 	CHECK_EQ(info.driver_version, 12040);
@@ -69,21 +70,21 @@ static void with_fake(const char *fake)
 	/* Page-locked host memory to device memory: the fake's device memory
 	 * is host memory, so the bytes can be compared. */
 	enum { N = 100000 };
-	unsigned char *host = dx_cuda_host_alloc(cu, N, &err);
-	unsigned char *dev = dx_cuda_device_alloc(cu, N, &err);
+	unsigned char *host = dxb_cuda_host_alloc(cu, N, &err);
+	unsigned char *dev = dxb_cuda_device_alloc(cu, N, &err);
 	CHECK(host != NULL);
 	CHECK(dev != NULL);
 	if (host && dev) {
 		for (size_t i = 0; i < N; i++)
 			host[i] = (unsigned char)(i * 7 + 3);
 		memset(dev, 0, N);
-		CHECK_EQ(dx_cuda_copy_to_device(cu, dev, host, N, &err), 0);
-		CHECK_EQ(dx_cuda_sync(cu, &err), 0);
+		CHECK_EQ(dxb_cuda_copy_to_device(cu, dev, host, N, &err), 0);
+		CHECK_EQ(dxb_cuda_sync(cu, &err), 0);
 		CHECK(memcmp(dev, host, N) == 0);
 		/* Part of it, at an offset. */
 		memset(dev, 0, N);
-		CHECK_EQ(dx_cuda_copy_to_device(cu, dev + 10, host + 20, 1000, &err), 0);
-		CHECK_EQ(dx_cuda_sync(cu, &err), 0);
+		CHECK_EQ(dxb_cuda_copy_to_device(cu, dev + 10, host + 20, 1000, &err), 0);
+		CHECK_EQ(dxb_cuda_sync(cu, &err), 0);
 		CHECK(memcmp(dev + 10, host + 20, 1000) == 0);
 		CHECK_EQ(dev[9], 0);
 		CHECK_EQ(dev[1010], 0);
@@ -91,55 +92,55 @@ static void with_fake(const char *fake)
 
 	/* Existing memory, page-locked in place. */
 	unsigned char *mem = malloc(N);
-	CHECK_EQ(dx_cuda_host_register(cu, mem, N, &err), 0);
+	CHECK_EQ(dxb_cuda_host_register(cu, mem, N, &err), 0);
 	CHECK_EQ(outstanding(), 4);
 	if (dev) {
 		memset(mem, 0x5a, N);
-		CHECK_EQ(dx_cuda_copy_to_device(cu, dev, mem, N, &err), 0);
-		CHECK_EQ(dx_cuda_sync(cu, &err), 0);
+		CHECK_EQ(dxb_cuda_copy_to_device(cu, dev, mem, N, &err), 0);
+		CHECK_EQ(dxb_cuda_sync(cu, &err), 0);
 		CHECK(memcmp(dev, mem, N) == 0);
 	}
 	/* Twice is an error of the runtime's, named. */
-	CHECK_EQ(dx_cuda_host_register(cu, mem, N, &err), DX_EINVAL);
+	CHECK_EQ(dxb_cuda_host_register(cu, mem, N, &err), DX_EINVAL);
 	CHECK_STR(err.what, "cudaHostRegister failed: cudaErrorHostMemoryAlreadyRegistered");
-	dx_cuda_host_unregister(cu, mem);
+	dxb_cuda_host_unregister(cu, mem);
 	CHECK_EQ(outstanding(), 3);
 	free(mem);
 
 	/* Failed calls name the function and the error. */
 	setenv("FAKE_CUDART_FAIL", "cudaMalloc", 1);
 	memset(&err, 0, sizeof err);
-	CHECK(dx_cuda_device_alloc(cu, 10, &err) == NULL);
+	CHECK(dxb_cuda_device_alloc(cu, 10, &err) == NULL);
 	CHECK_EQ(err.code, DX_EINVAL);
 	CHECK_STR(err.what, "cudaMalloc failed: cudaErrorMemoryAllocation");
 	setenv("FAKE_CUDART_FAIL", "cudaHostAlloc", 1);
-	CHECK(dx_cuda_host_alloc(cu, 10, &err) == NULL);
+	CHECK(dxb_cuda_host_alloc(cu, 10, &err) == NULL);
 	CHECK_STR(err.what, "cudaHostAlloc failed: cudaErrorMemoryAllocation");
 	setenv("FAKE_CUDART_FAIL", "cudaMemcpyAsync", 1);
-	CHECK_EQ(dx_cuda_copy_to_device(cu, dev, host, 10, &err), DX_EINVAL);
+	CHECK_EQ(dxb_cuda_copy_to_device(cu, dev, host, 10, &err), DX_EINVAL);
 	CHECK_STR(err.what, "cudaMemcpyAsync failed: cudaErrorUnknown");
 	setenv("FAKE_CUDART_FAIL", "cudaStreamSynchronize", 1);
-	CHECK_EQ(dx_cuda_sync(cu, &err), DX_EINVAL);
+	CHECK_EQ(dxb_cuda_sync(cu, &err), DX_EINVAL);
 	CHECK_STR(err.what, "cudaStreamSynchronize failed: cudaErrorUnknown");
 	unsetenv("FAKE_CUDART_FAIL");
 
-	dx_cuda_device_free(cu, dev);
-	dx_cuda_host_free(cu, host);
-	dx_cuda_host_free(cu, NULL);
-	dx_cuda_device_free(cu, NULL);
+	dxb_cuda_device_free(cu, dev);
+	dxb_cuda_host_free(cu, host);
+	dxb_cuda_host_free(cu, NULL);
+	dxb_cuda_device_free(cu, NULL);
 	CHECK_EQ(outstanding(), 1);
-	dx_cuda_close(cu);
+	dxb_cuda_close(cu);
 	CHECK_EQ(outstanding(), 0); /* close destroyed the stream */
 
 	/* A second device, and one that does not exist. */
 	setenv("FAKE_CUDART_DEVICES", "2", 1);
-	cu = dx_cuda_open(1, &err);
+	cu = dxb_cuda_open(1, &err);
 	CHECK(cu != NULL);
 	if (cu) {
-		dx_cuda_get_info(cu, &info);
+		dxb_cuda_get_info(cu, &info);
 		CHECK_EQ(info.devices, 2);
 	}
-	dx_cuda_close(cu);
+	dxb_cuda_close(cu);
 	open_fails(2, "no CUDA device 2 (2 found)");
 	open_fails(-1, "no CUDA device -1 (2 found)");
 
@@ -147,7 +148,7 @@ static void with_fake(const char *fake)
 	setenv("FAKE_CUDART_DEVICES", "0", 1);
 	open_fails(0, "no CUDA device: cudaErrorNoDevice");
 	memset(&err, 0, sizeof err);
-	CHECK(dx_cuda_open(0, &err) == NULL);
+	CHECK(dxb_cuda_open(0, &err) == NULL);
 	CHECK_STR(err.subject, fake);
 	unsetenv("FAKE_CUDART_DEVICES");
 
@@ -171,9 +172,9 @@ int main(void)
 	const char *missing = "/nonexistent/dx-unit/libcudart.so";
 	setenv("DOCDEX_CUDART", missing, 1);
 	dx_err err = { 0 };
-	dx_cuda *cu = dx_cuda_open(0, &err);
+	dxb_cuda *cu = dxb_cuda_open(0, &err);
 	CHECK(cu == NULL);
-	dx_cuda_close(cu);
+	dxb_cuda_close(cu);
 	CHECK_EQ(err.code, DX_EINVAL);
 	CHECK(starts_with(err.what, "no CUDA runtime ("));
 	CHECK_STR(err.subject, missing);

@@ -4,6 +4,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "dxbench.h"
 #include "buf.h"
 #include "docdex.h"
 #include "gz.h"
@@ -17,11 +18,11 @@ static int to_buf(void *ctx, const void *p, size_t n)
 /* A synthetic passage corpus of n records. */
 static void corpus(dx_buf *b, uint64_t n, int kind)
 {
-	dx_synth_opts o = { .kind = kind, .layout = DX_SYN_TSV, .seed = 11, .count = n };
-	dx_writer w = { to_buf, b };
+	dxb_synth_opts o = { .kind = kind, .layout = DXB_SYN_TSV, .seed = 11, .count = n };
+	dxb_writer w = { to_buf, b };
 	dx_err err = { 0 };
 	b->len = 0;
-	CHECK(dx_synth_corpus(&o, &w, &err) == (int64_t)n);
+	CHECK(dxb_synth_corpus(&o, &w, &err) == (int64_t)n);
 }
 
 /* Writes data as gzip members cut at the given offsets (level 6). */
@@ -147,7 +148,7 @@ static void reads_back(const char *name, const scanned *s, const char *want, siz
 static void single_member(void)
 {
 	dx_buf c = { 0 };
-	corpus(&c, 20000, DX_SYN_PASSAGES);
+	corpus(&c, 20000, DXB_SYN_PASSAGES);
 	write_gz("one.gz", c.p, c.len, NULL, 0);
 	scanned s;
 	scan("one.gz", 256 << 10, &s);
@@ -179,7 +180,7 @@ static void single_member(void)
 static void multi_member(void)
 {
 	dx_buf c = { 0 };
-	corpus(&c, 8000, DX_SYN_PASSAGES);
+	corpus(&c, 8000, DXB_SYN_PASSAGES);
 	size_t cuts[] = { 10, 11, 300000, 300100, 1000000, 2500000 };
 	write_gz("multi.gz", c.p, c.len, cuts, 6);
 	scanned s;
@@ -206,7 +207,7 @@ static void multi_member(void)
 static void damage(void)
 {
 	dx_buf c = { 0 };
-	corpus(&c, 3000, DX_SYN_PASSAGES);
+	corpus(&c, 3000, DXB_SYN_PASSAGES);
 	write_gz("d.gz", c.p, c.len, NULL, 0);
 	struct stat st;
 	stat(path("d.gz"), &st);
@@ -246,7 +247,7 @@ static void damage(void)
 static void bgzf(void)
 {
 	dx_buf c = { 0 };
-	corpus(&c, 3000, DX_SYN_DOCUMENTS);
+	corpus(&c, 3000, DXB_SYN_DOCUMENTS);
 	FILE *f = fopen(path("docs.tsv"), "wb");
 	fwrite(c.p, 1, c.len, f);
 	fclose(f);

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <sys/resource.h>
 
+#include "dxbench.h"
 #include "docdex.h"
 #include "unit.h"
 
@@ -34,18 +35,18 @@ static void corpus_resident(struct rlimit saved)
 	dx_index_get_info(dx_corpus_index(c), &info);
 	CHECK(dx_index_get_source(dx_corpus_index(c), 0, &si) == 0);
 	/* Read in: the index and the corpus file, whole. */
-	CHECK(dx_corpus_make_resident(c, 0, &bytes, &err) == 0);
+	CHECK(dxb_corpus_make_resident(c, 0, &bytes, &err) == 0);
 	CHECK_EQ(bytes, info.file_size + si.size);
 	/* Locked: refused under a limit of 0, taken under one that holds it. */
 	struct rlimit rl = saved;
 	rl.rlim_cur = 0;
 	CHECK(setrlimit(RLIMIT_MEMLOCK, &rl) == 0);
-	CHECK(dx_corpus_make_resident(c, 1, &bytes, &err) == DX_ELIMIT);
+	CHECK(dxb_corpus_make_resident(c, 1, &bytes, &err) == DX_ELIMIT);
 	CHECK(strstr(err.what, "memory-lock limit is 0 B") != NULL);
 	if (saved.rlim_cur == RLIM_INFINITY || saved.rlim_cur >= (rlim_t)(1 << 20)) {
 		rl.rlim_cur = 1 << 20;
 		CHECK(setrlimit(RLIMIT_MEMLOCK, &rl) == 0);
-		CHECK(dx_corpus_make_resident(c, 1, &bytes, &err) == 0);
+		CHECK(dxb_corpus_make_resident(c, 1, &bytes, &err) == 0);
 		CHECK_EQ(bytes, info.file_size + si.size);
 	}
 	CHECK(setrlimit(RLIMIT_MEMLOCK, &saved) == 0);
@@ -67,8 +68,8 @@ int main(void)
 	rl = saved;
 	rl.rlim_cur = 0;
 	CHECK(setrlimit(RLIMIT_MEMLOCK, &rl) == 0);
-	CHECK_EQ(dx_memlock_limit(), 0);
-	CHECK(dx_mem_lock(buf, n, &err) == DX_ELIMIT);
+	CHECK_EQ(dxb_memlock_limit(), 0);
+	CHECK(dxb_mem_lock(buf, n, &err) == DX_ELIMIT);
 	CHECK(strstr(err.what, "cannot lock 16.0 KiB: the memory-lock limit is 0 B") == err.what);
 	CHECK(strstr(err.what, "ulimit -l") != NULL);
 
@@ -76,18 +77,18 @@ int main(void)
 	if (saved.rlim_cur == RLIM_INFINITY || saved.rlim_cur >= (rlim_t)(1 << 20)) {
 		rl.rlim_cur = 1 << 20;
 		CHECK(setrlimit(RLIMIT_MEMLOCK, &rl) == 0);
-		CHECK_EQ(dx_memlock_limit(), 1 << 20);
-		CHECK(dx_mem_lock(buf, n, &err) == 0);
-		dx_mem_unlock(buf, n);
+		CHECK_EQ(dxb_memlock_limit(), 1 << 20);
+		CHECK(dxb_mem_lock(buf, n, &err) == 0);
+		dxb_mem_unlock(buf, n);
 		/* More than the limit is refused before mlock is tried. */
-		CHECK(dx_mem_lock(buf, (size_t)(2 << 20), &err) == DX_ELIMIT);
+		CHECK(dxb_mem_lock(buf, (size_t)(2 << 20), &err) == DX_ELIMIT);
 	}
 	CHECK(setrlimit(RLIMIT_MEMLOCK, &saved) == 0);
 
-	dx_machine m;
-	dx_machine_info(&m);
+	dxb_machine m;
+	dxb_machine_info(&m);
 	CHECK(m.cores >= 1);
-	CHECK(m.memlock_limit == dx_memlock_limit());
+	CHECK(m.memlock_limit == dxb_memlock_limit());
 	free(buf);
 	corpus_resident(saved);
 	CHECK(unit_rmdir());

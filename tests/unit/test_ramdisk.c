@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "dxbench.h"
 #include "docdex.h"
 #include "unit.h"
 
@@ -137,7 +138,7 @@ static void copy_and_serve(void)
 	CHECK(build(names, 2, "c.ddx", &err) == 0);
 
 	uint64_t calls[3] = { 0 };
-	dx_ramdisk *r = dx_ramdisk_copy(path("c.ddx"), shm_dir, count_calls, calls, &err);
+	dxb_ramdisk *r = dxb_ramdisk_copy(path("c.ddx"), shm_dir, count_calls, calls, &err);
 	CHECK(r != NULL);
 	if (!r) {
 		fprintf(stderr, "%s: %s\n", err.what, err.subject);
@@ -145,14 +146,14 @@ static void copy_and_serve(void)
 	}
 	uint64_t want = file_size(path("c.ddx")) + file_size(path("data/a.tsv")) +
 	                file_size(path("data/sub/b.tsv"));
-	CHECK_EQ(dx_ramdisk_bytes(r), want);
+	CHECK_EQ(dxb_ramdisk_bytes(r), want);
 	CHECK(calls[0] >= 1);
 	CHECK_EQ(calls[1], want);
 	CHECK_EQ(calls[2], want);
 
 	char dir[512], ix[512], b[600];
-	snprintf(dir, sizeof dir, "%s", dx_ramdisk_dir(r));
-	snprintf(ix, sizeof ix, "%s", dx_ramdisk_index(r));
+	snprintf(dir, sizeof dir, "%s", dxb_ramdisk_dir(r));
+	snprintf(ix, sizeof ix, "%s", dxb_ramdisk_index(r));
 	CHECK(strncmp(dir, "/dev/shm/", 9) == 0);
 	CHECK(strncmp(ix, dir, strlen(dir)) == 0 && strcmp(ix + strlen(dir), "/c.ddx") == 0);
 	CHECK(is_tmpfs(dir));
@@ -167,11 +168,11 @@ static void copy_and_serve(void)
 	same_records(path("c.ddx"), ix, "a", 50);
 	same_records(path("c.ddx"), ix, "b", 12000);
 
-	dx_ramdisk_remove(r);
+	dxb_ramdisk_remove(r);
 	struct stat st;
 	CHECK(stat(dir, &st) < 0 && errno == ENOENT);
 	CHECK_EQ(leftovers(shm_dir), 0);
-	dx_ramdisk_remove(NULL);
+	dxb_ramdisk_remove(NULL);
 }
 
 /* Failures leave nothing behind. */
@@ -184,18 +185,18 @@ static void refusals(void)
 
 	/* A progress callback that stops the copy. */
 	memset(&err, 0, sizeof err);
-	CHECK(dx_ramdisk_copy(path("r.ddx"), shm_dir, cancel, NULL, &err) == NULL);
+	CHECK(dxb_ramdisk_copy(path("r.ddx"), shm_dir, cancel, NULL, &err) == NULL);
 	CHECK_EQ(err.code, DX_ECANCELED);
 	CHECK_EQ(leftovers(shm_dir), 0);
 
 	/* A directory that does not exist. */
 	memset(&err, 0, sizeof err);
-	CHECK(dx_ramdisk_copy(path("r.ddx"), "/dev/shm/dx-unit-no-such-dir/x", NULL, NULL, &err) == NULL);
+	CHECK(dxb_ramdisk_copy(path("r.ddx"), "/dev/shm/dx-unit-no-such-dir/x", NULL, NULL, &err) == NULL);
 	CHECK_EQ(err.code, DX_ESYS);
 
 	/* A missing index. */
 	memset(&err, 0, sizeof err);
-	CHECK(dx_ramdisk_copy(path("none.ddx"), shm_dir, NULL, NULL, &err) == NULL);
+	CHECK(dxb_ramdisk_copy(path("none.ddx"), shm_dir, NULL, NULL, &err) == NULL);
 	CHECK_EQ(err.code, DX_ESYS);
 	CHECK_EQ(leftovers(shm_dir), 0);
 
@@ -205,7 +206,7 @@ static void refusals(void)
 	write_tsv("o.tsv", "o", 10);
 	CHECK(build(onames, 1, "ix/o.ddx", &err) == 0);
 	memset(&err, 0, sizeof err);
-	CHECK(dx_ramdisk_copy(path("ix/o.ddx"), shm_dir, NULL, NULL, &err) == NULL);
+	CHECK(dxb_ramdisk_copy(path("ix/o.ddx"), shm_dir, NULL, NULL, &err) == NULL);
 	CHECK_EQ(err.code, DX_EINVAL);
 	CHECK(strcmp(err.what, "a source outside the index's directory cannot be copied") == 0);
 	CHECK(strcmp(err.subject, "../o.tsv") == 0);
@@ -218,7 +219,7 @@ static void refusals(void)
 	CHECK(build(mnames, 1, "m.ddx", &err) == 0);
 	CHECK(rename(path("mv/m.tsv"), path("mv/moved.tsv")) == 0);
 	memset(&err, 0, sizeof err);
-	CHECK(dx_ramdisk_copy(path("m.ddx"), shm_dir, NULL, NULL, &err) == NULL);
+	CHECK(dxb_ramdisk_copy(path("m.ddx"), shm_dir, NULL, NULL, &err) == NULL);
 	CHECK(err.code == DX_ESYS);
 	CHECK_EQ(err.sys, ENOENT);
 	CHECK_EQ(leftovers(shm_dir), 0);
@@ -230,7 +231,7 @@ static void refusals(void)
 	if (f)
 		fclose(f);
 	memset(&err, 0, sizeof err);
-	CHECK(dx_ramdisk_copy(path("m.ddx"), shm_dir, NULL, NULL, &err) == NULL);
+	CHECK(dxb_ramdisk_copy(path("m.ddx"), shm_dir, NULL, NULL, &err) == NULL);
 	CHECK_EQ(err.code, DX_ESTALE);
 	CHECK_EQ(leftovers(shm_dir), 0);
 }
@@ -248,11 +249,11 @@ static void not_ram(void)
 	write_tsv("n.tsv", "n", 10);
 	CHECK(build(names, 1, "n.ddx", &err) == 0);
 	char fs[64];
-	dx_fs_type(unit_dir, fs, sizeof fs);
+	dxb_fs_type(unit_dir, fs, sizeof fs);
 	CHECK(fs[0] != '\0');
 	int before = leftovers(unit_dir);
 	memset(&err, 0, sizeof err);
-	CHECK(dx_ramdisk_copy(path("n.ddx"), unit_dir, NULL, NULL, &err) == NULL);
+	CHECK(dxb_ramdisk_copy(path("n.ddx"), unit_dir, NULL, NULL, &err) == NULL);
 	CHECK_EQ(err.code, DX_EINVAL);
 	char want[256];
 	snprintf(want, sizeof want, "not a RAM filesystem (tmpfs or ramfs): it is %s", fs);
@@ -301,7 +302,7 @@ static void tempdirs(const char *parent)
 	host(h, sizeof h);
 
 	/* PARENT/PREFIX.HOST.PID.XXXXXX, locked while its lock is open. */
-	CHECK(dx_tempdir_make(parent, "dx-unit", mine, sizeof mine, &lock, &err) == 0);
+	CHECK(dxb_tempdir_make(parent, "dx-unit", mine, sizeof mine, &lock, &err) == 0);
 	char want[512];
 	snprintf(want, sizeof want, "%s/dx-unit.%s.%ld.", parent, h, (long)getpid());
 	CHECK(strncmp(mine, want, strlen(want)) == 0 && strlen(mine) == strlen(want) + 6);
@@ -315,7 +316,7 @@ static void tempdirs(const char *parent)
 	if (pid == 0) {
 		int l;
 		char d[512];
-		_exit(dx_tempdir_make(parent, "dx-unit", d, sizeof d, &l, &err) == 0 &&
+		_exit(dxb_tempdir_make(parent, "dx-unit", d, sizeof d, &l, &err) == 0 &&
 		      write(pfd[1], d, sizeof d) == (ssize_t)sizeof d ? 0 : 1);
 	}
 	CHECK(read(pfd[0], dead, sizeof dead) == (ssize_t)sizeof dead);
@@ -329,7 +330,7 @@ static void tempdirs(const char *parent)
 		int l;
 		char d[512], c;
 		close(gate[1]);
-		if (dx_tempdir_make(parent, "dx-unit", d, sizeof d, &l, &err) < 0 ||
+		if (dxb_tempdir_make(parent, "dx-unit", d, sizeof d, &l, &err) < 0 ||
 		    write(pfd[1], d, sizeof d) != (ssize_t)sizeof d)
 			_exit(1);
 		_exit(read(gate[0], &c, 1) < 0);
@@ -341,7 +342,7 @@ static void tempdirs(const char *parent)
 
 	/* One whose process id is gone but whose lock a live process holds
 	 * (another pid namespace with the same host name): kept. */
-	CHECK(dx_tempdir_make(parent, "dx-unit", held, sizeof held, &held_lock, &err) == 0);
+	CHECK(dxb_tempdir_make(parent, "dx-unit", held, sizeof held, &held_lock, &err) == 0);
 	char renamed[512];
 	snprintf(renamed, sizeof renamed, "%s/dx-unit.%s.%ld.abcDEF", parent, h, (long)dead_pid());
 	CHECK(rename(held, renamed) == 0);
@@ -363,13 +364,13 @@ static void tempdirs(const char *parent)
 	CHECK(mkdir(other_host, 0700) == 0);
 
 	/* Another prefix's (one that starts with ours) are not looked at. */
-	CHECK(dx_tempdir_make(parent, "dx-unitx", xdir, sizeof xdir, &xlock, &err) == 0);
+	CHECK(dxb_tempdir_make(parent, "dx-unitx", xdir, sizeof xdir, &xlock, &err) == 0);
 	close(xlock);
 	snprintf(renamed, sizeof renamed, "%s/dx-unitx.%s.%ld.abcdef", parent, h, (long)dead_pid());
 	CHECK(rename(xdir, renamed) == 0);
 	snprintf(xdir, sizeof xdir, "%s", renamed);
 
-	dx_tempdir_sweep(parent, "dx-unit");
+	dxb_tempdir_sweep(parent, "dx-unit");
 	CHECK(exists(mine));
 	CHECK(!exists(dead));
 	CHECK(exists(live));
@@ -379,22 +380,22 @@ static void tempdirs(const char *parent)
 	 * its lock is let go. */
 	close(gate[1]);
 	waitpid(alive, NULL, 0);
-	dx_tempdir_remove(NULL, held_lock);
-	dx_tempdir_sweep(parent, "dx-unit");
+	dxb_tempdir_remove(NULL, held_lock);
+	dxb_tempdir_sweep(parent, "dx-unit");
 	CHECK(!exists(live));
 	CHECK(!exists(held));
 	CHECK(exists(mine));
 	CHECK(exists(xdir));
-	dx_tempdir_remove(xdir, -1);
+	dxb_tempdir_remove(xdir, -1);
 
-	dx_tempdir_remove(mine, lock);
+	dxb_tempdir_remove(mine, lock);
 	CHECK(!exists(mine));
-	dx_tempdir_remove("", -1);
+	dxb_tempdir_remove("", -1);
 
 	/* A name that does not fit. */
 	memset(&err, 0, sizeof err);
 	char small[16];
-	CHECK(dx_tempdir_make(parent, "dx-unit", small, sizeof small, &lock, &err) == DX_ELIMIT);
+	CHECK(dxb_tempdir_make(parent, "dx-unit", small, sizeof small, &lock, &err) == DX_ELIMIT);
 	CHECK(small[0] == '\0' && lock == -1);
 
 	/* A copy on the RAM disk is named so, and sweeps a dead run's copy. */
@@ -404,22 +405,22 @@ static void tempdirs(const char *parent)
 	const char *names[] = { "t.tsv" };
 	write_tsv("t.tsv", "t", 10);
 	CHECK(build(names, 1, "t.ddx", &err) == 0);
-	dx_ramdisk *r = dx_ramdisk_copy(path("t.ddx"), parent, NULL, NULL, &err);
+	dxb_ramdisk *r = dxb_ramdisk_copy(path("t.ddx"), parent, NULL, NULL, &err);
 	CHECK(r != NULL);
 	CHECK(!exists(stale));
 	if (r) {
 		snprintf(want, sizeof want, "%s/docdex-ramdisk.%s.%ld.", parent, h, (long)getpid());
-		CHECK(strncmp(dx_ramdisk_dir(r), want, strlen(want)) == 0);
+		CHECK(strncmp(dxb_ramdisk_dir(r), want, strlen(want)) == 0);
 		/* Held by this process: another's sweep keeps it. */
 		pid_t sweeper = fork();
 		if (sweeper == 0) {
-			dx_tempdir_sweep(parent, "docdex-ramdisk");
+			dxb_tempdir_sweep(parent, "docdex-ramdisk");
 			_exit(0);
 		}
 		waitpid(sweeper, NULL, 0);
-		CHECK(exists(dx_ramdisk_dir(r)));
+		CHECK(exists(dxb_ramdisk_dir(r)));
 	}
-	dx_ramdisk_remove(r);
+	dxb_ramdisk_remove(r);
 	CHECK_EQ(leftovers(parent), 0);
 }
 
@@ -442,29 +443,29 @@ static void page_cache(void)
 
 	dx_err err = { 0 };
 	double f = -1;
-	CHECK(dx_cache_resident(path("cache.bin"), &f, &err) == 0);
+	CHECK(dxb_cache_resident(path("cache.bin"), &f, &err) == 0);
 	CHECK(f > 0 && f <= 1);
 	/* The kernel may keep some pages or all: only the range is certain. */
-	CHECK(dx_cache_evict(path("cache.bin"), &err) == 0);
+	CHECK(dxb_cache_evict(path("cache.bin"), &err) == 0);
 	f = -1;
-	CHECK(dx_cache_resident(path("cache.bin"), &f, &err) == 0);
+	CHECK(dxb_cache_resident(path("cache.bin"), &f, &err) == 0);
 	CHECK(f >= 0 && f <= 1);
 
 	write_file("empty", "", 0);
 	f = -1;
-	CHECK(dx_cache_resident(path("empty"), &f, &err) == 0);
+	CHECK(dxb_cache_resident(path("empty"), &f, &err) == 0);
 	CHECK(f == 1);
-	CHECK(dx_cache_evict(path("empty"), &err) == 0);
+	CHECK(dxb_cache_evict(path("empty"), &err) == 0);
 
 	memset(&err, 0, sizeof err);
-	CHECK(dx_cache_resident(path("missing"), &f, &err) == DX_ESYS);
+	CHECK(dxb_cache_resident(path("missing"), &f, &err) == DX_ESYS);
 	CHECK_EQ(err.code, DX_ESYS);
 	CHECK_EQ(err.sys, ENOENT);
 	memset(&err, 0, sizeof err);
-	CHECK(dx_cache_evict(path("missing"), &err) == DX_ESYS);
+	CHECK(dxb_cache_evict(path("missing"), &err) == DX_ESYS);
 	CHECK_EQ(err.sys, ENOENT);
 	memset(&err, 0, sizeof err);
-	CHECK(dx_cache_resident(unit_dir, &f, &err) == DX_ESYS);
+	CHECK(dxb_cache_resident(unit_dir, &f, &err) == DX_ESYS);
 }
 
 int main(void)

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <zlib.h>
 
+#include "dxbench.h"
 #include "buf.h"
 #include "docdex.h"
 #include "unit.h"
@@ -13,11 +14,11 @@ static int to_buf(void *ctx, const void *p, size_t n)
 
 static uint32_t corpus_crc(int kind, int layout, uint64_t seed, uint64_t count, dx_buf *b)
 {
-	dx_synth_opts o = { .kind = kind, .layout = layout, .seed = seed, .count = count };
-	dx_writer w = { to_buf, b };
+	dxb_synth_opts o = { .kind = kind, .layout = layout, .seed = seed, .count = count };
+	dxb_writer w = { to_buf, b };
 	dx_err err = { 0 };
 	b->len = 0;
-	CHECK_EQ(dx_synth_corpus(&o, &w, &err), count);
+	CHECK_EQ(dxb_synth_corpus(&o, &w, &err), count);
 	return (uint32_t)crc32(0, (const unsigned char *)b->p, (uInt)b->len);
 }
 
@@ -45,20 +46,20 @@ static int broken(void *ctx, const void *p, size_t n)
  * failure to write: the command exits 130, not 1. */
 static void stopped(void)
 {
-	dx_synth_opts o = { .kind = DX_SYN_PASSAGES, .layout = DX_SYN_TSV, .count = 20000 };
-	dx_synth_topics_opts t = { .queries = 10, .records = 20000, .positives = 1, .depth = 100 };
-	dx_writer stop = { canceled, NULL }, full = { broken, NULL };
+	dxb_synth_opts o = { .kind = DXB_SYN_PASSAGES, .layout = DXB_SYN_TSV, .count = 20000 };
+	dxb_synth_topics_opts t = { .queries = 10, .records = 20000, .positives = 1, .depth = 100 };
+	dxb_writer stop = { canceled, NULL }, full = { broken, NULL };
 	dx_err err = { 0 };
-	CHECK_EQ(dx_synth_corpus(&o, &stop, &err), DX_ECANCELED);
+	CHECK_EQ(dxb_synth_corpus(&o, &stop, &err), DX_ECANCELED);
 	CHECK_EQ(err.code, DX_ECANCELED);
 	memset(&err, 0, sizeof err);
-	CHECK_EQ(dx_synth_topics(&o, &t, &stop, NULL, NULL, &err), DX_ECANCELED);
+	CHECK_EQ(dxb_synth_topics(&o, &t, &stop, NULL, NULL, &err), DX_ECANCELED);
 	CHECK_EQ(err.code, DX_ECANCELED);
 	memset(&err, 0, sizeof err);
-	CHECK_EQ(dx_synth_corpus(&o, &full, &err), DX_ESYS);
+	CHECK_EQ(dxb_synth_corpus(&o, &full, &err), DX_ESYS);
 	CHECK_EQ(err.sys, ENOSPC);
 	memset(&err, 0, sizeof err);
-	CHECK_EQ(dx_synth_topics(&o, &t, NULL, NULL, &full, &err), DX_ESYS);
+	CHECK_EQ(dxb_synth_topics(&o, &t, NULL, NULL, &full, &err), DX_ESYS);
 	CHECK_EQ(err.sys, ENOSPC);
 }
 
@@ -68,10 +69,10 @@ int main(void)
 	dx_buf b = { 0 };
 	/* Golden checksums: these bytes are what every machine must write. */
 	static const struct { int kind, layout; uint32_t crc; } golden[] = {
-		{ DX_SYN_PASSAGES, DX_SYN_TSV, 0x30eda94e },        { DX_SYN_PASSAGES, DX_SYN_JSONL_V2, 0x1d48e102 },
-		{ DX_SYN_PASSAGES, DX_SYN_JSONL_BEIR, 0xc692c021 }, { DX_SYN_PASSAGES, DX_SYN_TREC, 0x91daad2e },
-		{ DX_SYN_DOCUMENTS, DX_SYN_TSV, 0xe4f5aafd },       { DX_SYN_DOCUMENTS, DX_SYN_JSONL_V2, 0xef880632 },
-		{ DX_SYN_DOCUMENTS, DX_SYN_JSONL_BEIR, 0xbb74291c }, { DX_SYN_DOCUMENTS, DX_SYN_TREC, 0x62454fb2 },
+		{ DXB_SYN_PASSAGES, DXB_SYN_TSV, 0x30eda94e },        { DXB_SYN_PASSAGES, DXB_SYN_JSONL_V2, 0x1d48e102 },
+		{ DXB_SYN_PASSAGES, DXB_SYN_JSONL_BEIR, 0xc692c021 }, { DXB_SYN_PASSAGES, DXB_SYN_TREC, 0x91daad2e },
+		{ DXB_SYN_DOCUMENTS, DXB_SYN_TSV, 0xe4f5aafd },       { DXB_SYN_DOCUMENTS, DXB_SYN_JSONL_V2, 0xef880632 },
+		{ DXB_SYN_DOCUMENTS, DXB_SYN_JSONL_BEIR, 0xbb74291c }, { DXB_SYN_DOCUMENTS, DXB_SYN_TREC, 0x62454fb2 },
 	};
 	for (size_t i = 0; i < sizeof golden / sizeof *golden; i++) {
 		uint32_t crc = corpus_crc(golden[i].kind, golden[i].layout, 1, 50, &b);
@@ -82,33 +83,33 @@ int main(void)
 		}
 	}
 	/* Another seed, other bytes; the same seed, the same bytes. */
-	uint32_t a = corpus_crc(DX_SYN_PASSAGES, DX_SYN_TSV, 2, 50, &b);
-	CHECK(a != corpus_crc(DX_SYN_PASSAGES, DX_SYN_TSV, 3, 50, &b));
-	CHECK(a == corpus_crc(DX_SYN_PASSAGES, DX_SYN_TSV, 2, 50, &b));
+	uint32_t a = corpus_crc(DXB_SYN_PASSAGES, DXB_SYN_TSV, 2, 50, &b);
+	CHECK(a != corpus_crc(DXB_SYN_PASSAGES, DXB_SYN_TSV, 3, 50, &b));
+	CHECK(a == corpus_crc(DXB_SYN_PASSAGES, DXB_SYN_TSV, 2, 50, &b));
 
-	/* dx_synth_id names the records that the corpus holds, in order. */
-	dx_synth_opts o = { .kind = DX_SYN_DOCUMENTS, .layout = DX_SYN_TSV, .seed = 5, .count = 300 };
+	/* dxb_synth_id names the records that the corpus holds, in order. */
+	dxb_synth_opts o = { .kind = DXB_SYN_DOCUMENTS, .layout = DXB_SYN_TSV, .seed = 5, .count = 300 };
 	corpus_crc(o.kind, o.layout, o.seed, o.count, &b);
 	dx_err err = { 0 };
 	const char *p = b.p, *end = b.p + b.len;
 	for (uint64_t n = 0; n < o.count && p < end; n++) {
 		char id[32];
-		CHECK(dx_synth_id(&o, n, id, sizeof id, &err) == 0);
+		CHECK(dxb_synth_id(&o, n, id, sizeof id, &err) == 0);
 		size_t l = strlen(id);
 		CHECK(memcmp(p, id, l) == 0 && p[l] == '\t');
 		p = (const char *)memchr(p, '\n', (size_t)(end - p)) + 1;
 	}
-	dx_synth_opts v2 = { .kind = DX_SYN_PASSAGES, .layout = DX_SYN_JSONL_V2, .count = 1 };
+	dxb_synth_opts v2 = { .kind = DXB_SYN_PASSAGES, .layout = DXB_SYN_JSONL_V2, .count = 1 };
 	char id[32];
-	CHECK(dx_synth_id(&v2, 0, id, sizeof id, &err) == DX_EINVAL);
+	CHECK(dxb_synth_id(&v2, 0, id, sizeof id, &err) == DX_EINVAL);
 
 	/* Documents average about 1,100 words; passages about 60. */
-	corpus_crc(DX_SYN_DOCUMENTS, DX_SYN_TSV, 9, 2000, &b);
+	corpus_crc(DXB_SYN_DOCUMENTS, DXB_SYN_TSV, 9, 2000, &b);
 	size_t words = 0;
 	for (size_t i = 0; i < b.len; i++)
 		words += b.p[i] == ' ';
 	CHECK(words / 2000 > 900 && words / 2000 < 1300);
-	corpus_crc(DX_SYN_PASSAGES, DX_SYN_TSV, 9, 2000, &b);
+	corpus_crc(DXB_SYN_PASSAGES, DXB_SYN_TSV, 9, 2000, &b);
 	words = 0;
 	for (size_t i = 0; i < b.len; i++)
 		words += b.p[i] == ' ';
@@ -116,9 +117,9 @@ int main(void)
 
 	/* Topics: every judged document is a record of the corpus. */
 	dx_buf q = { 0 }, qr = { 0 }, run = { 0 };
-	dx_writer wq = { to_buf, &q }, wqr = { to_buf, &qr }, wrun = { to_buf, &run };
-	dx_synth_topics_opts t = { .seed = 1, .queries = 20, .records = 300, .positives = 3, .depth = 10 };
-	CHECK(dx_synth_topics(&o, &t, &wq, &wqr, &wrun, &err) == 0);
+	dxb_writer wq = { to_buf, &q }, wqr = { to_buf, &qr }, wrun = { to_buf, &run };
+	dxb_synth_topics_opts t = { .seed = 1, .queries = 20, .records = 300, .positives = 3, .depth = 10 };
+	CHECK(dxb_synth_topics(&o, &t, &wq, &wqr, &wrun, &err) == 0);
 	size_t lines = 0;
 	for (size_t i = 0; i < q.len; i++)
 		lines += q.p[i] == '\n';
@@ -135,7 +136,7 @@ int main(void)
 		CHECK(sscanf(line, "%31s 0 %31s 1", qid, docid) == 2);
 		int found = 0;
 		for (uint64_t n = 0; n < o.count && !found; n++) {
-			CHECK(dx_synth_id(&o, n, id, sizeof id, &err) == 0);
+			CHECK(dxb_synth_id(&o, n, id, sizeof id, &err) == 0);
 			found = strcmp(id, docid) == 0;
 		}
 		CHECK(found);

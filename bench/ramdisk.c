@@ -23,6 +23,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include "dxbench.h"
 #include "corpus.h"
 #include "err.h"
 #include "fileutil.h"
@@ -31,7 +32,7 @@
 #define DX_TMPFS_MAGIC 0x01021994ul
 #define DX_RAMFS_MAGIC 0x858458F6ul
 
-/* The copies' directories: RAMDISK_PREFIX.HOST.PID.XXXXXX (dx_tempdir_make). */
+/* The copies' directories: RAMDISK_PREFIX.HOST.PID.XXXXXX (dxb_tempdir_make). */
 #define RAMDISK_PREFIX "docdex-ramdisk"
 
 enum {
@@ -41,9 +42,9 @@ enum {
 	SLACK = 1 << 20           /* room asked for beyond the files themselves */
 };
 
-struct dx_ramdisk {
+struct dxb_ramdisk {
 	char *dir;            /* the directory made under the RAM filesystem */
-	int lock;             /* held on dir while the copy lives (dx_tempdir_make) */
+	int lock;             /* held on dir while the copy lives (dxb_tempdir_make) */
 	char *index;          /* the copied index in it */
 	uint64_t bytes;       /* bytes copied */
 };
@@ -98,7 +99,7 @@ static char *join(const char *dir, const char *name)
  * long as it lives, which every process sees, and a held lock is never
  * swept. */
 
-int dx_tempdir_make(const char *parent, const char *prefix, char *out, size_t outsz, int *lock,
+int dxb_tempdir_make(const char *parent, const char *prefix, char *out, size_t outsz, int *lock,
                     dx_err *err)
 {
 	char host[DX_HOST_MAX];
@@ -130,7 +131,7 @@ int dx_tempdir_make(const char *parent, const char *prefix, char *out, size_t ou
 	return 0;
 }
 
-void dx_tempdir_remove(const char *dir, int lock)
+void dxb_tempdir_remove(const char *dir, int lock)
 {
 	if (dir && dir[0])
 		remove_tree(dir);
@@ -160,7 +161,7 @@ static long owner_of(const char *name, const char *prefix, const char *host)
 	return pid;
 }
 
-void dx_tempdir_sweep(const char *parent, const char *prefix)
+void dxb_tempdir_sweep(const char *parent, const char *prefix)
 {
 	DIR *d = opendir(parent);
 	char host[DX_HOST_MAX];
@@ -364,7 +365,7 @@ static int is_under(const char *path, const char *dir)
 	return strncmp(path, dir, dl) == 0 && path[dl] == '/';
 }
 
-int dx_ramdisk_check(const char *dir, dx_err *err)
+int dxb_ramdisk_check(const char *dir, dx_err *err)
 {
 	struct statfs sf;
 	if (statfs(dir, &sf) < 0)
@@ -372,28 +373,28 @@ int dx_ramdisk_check(const char *dir, dx_err *err)
 	unsigned long magic = (unsigned long)sf.f_type & 0xFFFFFFFFul;
 	if (magic != DX_TMPFS_MAGIC && magic != DX_RAMFS_MAGIC) {
 		char name[64];
-		dx_fs_type(dir, name, sizeof name);
+		dxb_fs_type(dir, name, sizeof name);
 		return dx__fail(err, DX_EINVAL, 0, dir, "not a RAM filesystem (tmpfs or ramfs): it is %s",
 		                name);
 	}
 	return 0;
 }
 
-dx_ramdisk *dx_ramdisk_copy(const char *index_path, const char *dir, dx_progress_fn progress,
+dxb_ramdisk *dxb_ramdisk_copy(const char *index_path, const char *dir, dx_progress_fn progress,
                             void *ctx, dx_err *err)
 {
 	dx_err local;
 	if (!err) /* the corpus functions read the code back from err */
 		err = &local;
 	char ipath[4096];
-	dx_ramdisk *r = NULL;
+	dxb_ramdisk *r = NULL;
 	dx_index *ix = NULL;
 	dx_corpus *c = NULL;
 	char *ixdir = NULL, *made = NULL, *dst = NULL, *found = NULL;
 	int fd = -1, lock = -1, ok = 0;
 	copier cp = { .progress = progress, .ctx = ctx, .next_report = PROGRESS_STEP };
 
-	if (dx_ramdisk_check(dir, err) < 0)
+	if (dxb_ramdisk_check(dir, err) < 0)
 		goto out;
 
 	/* A corpus path serves as well as its index, as for dx_corpus_open. */
@@ -429,7 +430,7 @@ dx_ramdisk *dx_ramdisk_copy(const char *index_path, const char *dir, dx_progress
 
 	/* The copies that runs killed before they could remove them left
 	 * (SIGKILL, the OOM killer) go first, and give back their room. */
-	dx_tempdir_sweep(dir, RAMDISK_PREFIX);
+	dxb_tempdir_sweep(dir, RAMDISK_PREFIX);
 	struct statvfs sv;
 	if (statvfs(dir, &sv) < 0) {
 		dx__fail_sys(err, dir, "cannot read the filesystem");
@@ -451,7 +452,7 @@ dx_ramdisk *dx_ramdisk_copy(const char *index_path, const char *dir, dx_progress
 		dx__fail_nomem(err);
 		goto out;
 	}
-	if (dx_tempdir_make(dir, RAMDISK_PREFIX, made, msz, &lock, err) < 0)
+	if (dxb_tempdir_make(dir, RAMDISK_PREFIX, made, msz, &lock, err) < 0)
 		goto out;
 	size_t made_len = strlen(made);
 
@@ -515,7 +516,7 @@ out:
 	dx_corpus_close(c);
 	dx_index_close(ix);
 	if (made)
-		dx_tempdir_remove(made, lock);
+		dxb_tempdir_remove(made, lock);
 	free(made);
 	free(dst);
 	free(found);
@@ -529,26 +530,26 @@ out:
 	return r;
 }
 
-const char *dx_ramdisk_index(const dx_ramdisk *r)
+const char *dxb_ramdisk_index(const dxb_ramdisk *r)
 {
 	return r->index;
 }
 
-const char *dx_ramdisk_dir(const dx_ramdisk *r)
+const char *dxb_ramdisk_dir(const dxb_ramdisk *r)
 {
 	return r->dir;
 }
 
-uint64_t dx_ramdisk_bytes(const dx_ramdisk *r)
+uint64_t dxb_ramdisk_bytes(const dxb_ramdisk *r)
 {
 	return r->bytes;
 }
 
-void dx_ramdisk_remove(dx_ramdisk *r)
+void dxb_ramdisk_remove(dxb_ramdisk *r)
 {
 	if (!r)
 		return;
-	dx_tempdir_remove(r->dir, r->lock);
+	dxb_tempdir_remove(r->dir, r->lock);
 	free(r->dir);
 	free(r->index);
 	free(r);

@@ -1,7 +1,7 @@
 /*
- * plot.c: the SVG plot of a measurement matrix (rs_write_svg).  Two panels,
+ * plot.c: the SVG plot of a measurement matrix (dxb_rs_write_svg).  Two panels,
  * one per plotted metric, with the x dimension (workers) across and one
- * line per series: the RS_OK cells that share every other dimension.  A
+ * line per series: the DXB_RS_OK cells that share every other dimension.  A
  * point is a cell's median, a bar through it its min..max over the
  * repetitions.  Plain SVG 1.1, no script and no CSS, so that a browser, an
  * image viewer and an XML parser all read it.
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "results.h"
+#include "dxbench.h"
 
 /* Geometry in SVG user units (pixels). */
 enum {
@@ -38,9 +38,9 @@ enum { NCOLOURS = sizeof palette / sizeof palette[0] };
 
 typedef struct series {
 	size_t first;            /* its first cell, whose values name it */
-	size_t ok;               /* where its RS_OK cells start in the order array */
+	size_t ok;               /* where its DXB_RS_OK cells start in the order array */
 	size_t nok;              /* how many, sorted by x */
-	size_t nbad;             /* its cells that are not RS_OK */
+	size_t nbad;             /* its cells that are not DXB_RS_OK */
 	size_t bad;              /* where those start in the bad array */
 	char label[LABEL_MAX];   /* "mmap/t2" */
 	char note[LABEL_MAX];    /* "(oom)", or "(oom at j8)" beside a line */
@@ -48,11 +48,11 @@ typedef struct series {
 
 /* What the panels share: the matrix sorted into series, and the x axis. */
 typedef struct plot {
-	const rs_matrix *m;
+	const dxb_rs_matrix *m;
 	FILE *f;
 	series *s;
 	size_t ns;
-	size_t *order;           /* the RS_OK cells, series by series */
+	size_t *order;           /* the DXB_RS_OK cells, series by series */
 	size_t *bad;             /* the other cells, series by series */
 	size_t *sid;             /* the series of each cell */
 	double *x;               /* each cell's position on the x axis (unscaled) */
@@ -61,24 +61,24 @@ typedef struct plot {
 	int logx;                /* x spans a factor of 8 or more: log2 scale */
 	double xlo, xhi;         /* the scaled x range */
 	size_t minreps, maxreps; /* the repetitions of the OK cells */
-	unsigned char varies[RS_MAX_DIMS]; /* the dimension differs between cells */
+	unsigned char varies[DXB_RS_MAX_DIMS]; /* the dimension differs between cells */
 } plot;
 
-static const char *dimval(const rs_cell *c, size_t d)
+static const char *dimval(const dxb_rs_cell *c, size_t d)
 {
 	return c->dim[d] ? c->dim[d] : "";
 }
 
 /* A label falls back on the key, as in the other reports. */
-static const char *dim_label(const rs_dim *d)
+static const char *dim_label(const dxb_rs_dim *d)
 {
 	return d->label ? d->label : d->key ? d->key : "";
 }
 
 /* The dimensions a cell can hold values for, however many m claims. */
-static size_t ndims_of(const rs_matrix *m)
+static size_t ndims_of(const dxb_rs_matrix *m)
 {
-	return m->ndims < RS_MAX_DIMS ? m->ndims : RS_MAX_DIMS;
+	return m->ndims < DXB_RS_MAX_DIMS ? m->ndims : DXB_RS_MAX_DIMS;
 }
 
 static const char *sci(char *buf, size_t n, double m, int e);
@@ -208,7 +208,7 @@ static void append(char *buf, size_t n, const char *s)
 }
 
 /* A dimension's value as a key shows it: "j4" for a numeric one. */
-static void append_value(char *buf, size_t n, const rs_dim *d, const char *v)
+static void append_value(char *buf, size_t n, const dxb_rs_dim *d, const char *v)
 {
 	if (d->numeric)
 		append(buf, n, dim_label(d));
@@ -217,11 +217,11 @@ static void append_value(char *buf, size_t n, const rs_dim *d, const char *v)
 
 
 /* An axis title: "samples/s", "PSS (MiB)". */
-static void metric_title(char *buf, size_t n, const rs_metric *k)
+static void metric_title(char *buf, size_t n, const dxb_rs_metric *k)
 {
 	const char *name, *unit;
 	int len;
-	rs_split_label(k, &name, &len, &unit);
+	dxb_rs_split_label(k, &name, &len, &unit);
 	if (unit)
 		snprintf(buf, n, "%.*s (%s)", len, name, unit);
 	else
@@ -230,13 +230,13 @@ static void metric_title(char *buf, size_t n, const rs_metric *k)
 
 /* The order of cells by series, every dimension but x, then by place. */
 typedef struct by_series {
-	const rs_matrix *m;
+	const dxb_rs_matrix *m;
 	size_t i;
 } by_series;
 
 /* Cells i and j by the dimensions that name a series: 0 when they share
  * them. */
-static int series_order(const rs_matrix *m, size_t i, size_t j)
+static int series_order(const dxb_rs_matrix *m, size_t i, size_t j)
 {
 	for (size_t d = 0; d < ndims_of(m); d++) {
 		int c = d == m->x_dim ? 0 : strcmp(dimval(&m->cells[i], d), dimval(&m->cells[j], d));
@@ -256,7 +256,7 @@ static int cmp_series(const void *a, const void *b)
 /* Notes which dimensions differ between cells, once for every label. */
 static void varying_dims(plot *p)
 {
-	const rs_matrix *m = p->m;
+	const dxb_rs_matrix *m = p->m;
 	for (size_t d = 0; d < ndims_of(m); d++)
 		for (size_t i = 1; i < m->ncells && !p->varies[d]; i++)
 			p->varies[d] = strcmp(dimval(&m->cells[i], d), dimval(&m->cells[0], d)) != 0;
@@ -265,9 +265,9 @@ static void varying_dims(plot *p)
 /* The series' name: the values of the dimensions that vary, or of the
  * first dimension besides x when none does, so that a lone line is still
  * called something. */
-static void series_label(const plot *p, const rs_cell *c, char *buf, size_t n)
+static void series_label(const plot *p, const dxb_rs_cell *c, char *buf, size_t n)
 {
-	const rs_matrix *m = p->m;
+	const dxb_rs_matrix *m = p->m;
 	buf[0] = '\0';
 	for (size_t d = 0; d < ndims_of(m); d++) {
 		if (d == m->x_dim || !p->varies[d])
@@ -286,9 +286,9 @@ static void series_label(const plot *p, const rs_cell *c, char *buf, size_t n)
 static const char *status_word(int status)
 {
 	switch (status) {
-	case RS_OOM: return "oom";
-	case RS_FAILED: return "failed";
-	case RS_SKIPPED: return "skipped";
+	case DXB_RS_OOM: return "oom";
+	case DXB_RS_FAILED: return "failed";
+	case DXB_RS_SKIPPED: return "skipped";
 	}
 	return "ok";
 }
@@ -297,14 +297,14 @@ static const char *status_word(int status)
  * for the gaps in one that has a line. */
 static void series_note(const plot *p, const series *s, char *buf, size_t n)
 {
-	static const int bad[] = { RS_OOM, RS_FAILED, RS_SKIPPED };
-	const rs_matrix *m = p->m;
+	static const int bad[] = { DXB_RS_OOM, DXB_RS_FAILED, DXB_RS_SKIPPED };
+	const dxb_rs_matrix *m = p->m;
 	buf[0] = '\0';
 	for (size_t b = 0; b < sizeof bad / sizeof bad[0]; b++) {
 		int first = 1;
 		/* The series' own cells without figures, in their order. */
 		for (size_t q = 0; q < s->nbad; q++) {
-			const rs_cell *c = &m->cells[p->bad[s->bad + q]];
+			const dxb_rs_cell *c = &m->cells[p->bad[s->bad + q]];
 			if (c->status != bad[b])
 				continue;
 			if (s->nok == 0) {
@@ -362,7 +362,7 @@ static int cmp_x(const void *a, const void *b)
  * the sorted cells, which starts with the first of them. */
 static void first_of_equal(const plot *p, ranked *r, size_t *first, int by_text)
 {
-	const rs_matrix *m = p->m;
+	const dxb_rs_matrix *m = p->m;
 	size_t n = m->ncells;
 	for (size_t i = 0; i < n; i++)
 		r[i] = (ranked){ .s = dimval(&m->cells[i], m->x_dim), .x = p->x[i], .i = i };
@@ -379,7 +379,7 @@ static void first_of_equal(const plot *p, ranked *r, size_t *first, int by_text)
  * have room for every cell. */
 static void x_values(plot *p, ranked *r, size_t *tmp)
 {
-	const rs_matrix *m = p->m;
+	const dxb_rs_matrix *m = p->m;
 	for (size_t i = 0; i < m->ncells && !p->categorical; i++) {
 		const char *v = dimval(&m->cells[i], m->x_dim);
 		char *end;
@@ -409,13 +409,13 @@ static void x_values(plot *p, ranked *r, size_t *tmp)
 }
 
 /* Sorts the cells into series: those that share every dimension but x,
- * numbered in the order of their first cells, each with its RS_OK cells
+ * numbered in the order of their first cells, each with its DXB_RS_OK cells
  * sorted by x (in order) and its other cells (in bad).  A sort, not a
  * pass over the series for every cell: a report may hold thousands.
  * Returns 0, or -1 when out of memory. */
 static int make_series(plot *p, ranked *r, size_t *tmp)
 {
-	const rs_matrix *m = p->m;
+	const dxb_rs_matrix *m = p->m;
 	size_t n = m->ncells, nok = 0;
 	by_series *by = malloc(n * sizeof *by);
 	if (!by)
@@ -437,7 +437,7 @@ static int make_series(plot *p, ranked *r, size_t *tmp)
 		series *s = &p->s[p->sid[i]];
 		if (tmp[i] == i)
 			s->first = i;
-		if (m->cells[i].status == RS_OK) {
+		if (m->cells[i].status == DXB_RS_OK) {
 			s->nok++;
 			nok++;
 			size_t reps = m->cells[i].nreps;
@@ -459,7 +459,7 @@ static int make_series(plot *p, ranked *r, size_t *tmp)
 	}
 	for (size_t i = 0; i < n; i++) {
 		series *s = &p->s[p->sid[i]];
-		if (m->cells[i].status == RS_OK)
+		if (m->cells[i].status == DXB_RS_OK)
 			p->order[s->ok + s->nok++] = i;
 		else
 			p->bad[s->bad + s->nbad++] = i;
@@ -582,10 +582,10 @@ static void stroke(FILE *f, size_t j)
 	fprintf(f, "stroke=\"%s\"%s", palette[j % NCOLOURS], dash[round < 3 ? round : 2]);
 }
 
-static void axes(plot *p, const rs_metric *k, const yaxis *ya)
+static void axes(plot *p, const dxb_rs_metric *k, const yaxis *ya)
 {
 	FILE *f = p->f;
-	const rs_matrix *m = p->m;
+	const dxb_rs_matrix *m = p->m;
 	double l = PAD_L, r = PANEL_W - PAD_R, t = PAD_T, b = PANEL_H - PAD_B;
 	char buf[LABEL_MAX];
 
@@ -614,7 +614,7 @@ static void axes(plot *p, const rs_metric *k, const yaxis *ya)
 		last = x;
 	}
 
-	const rs_dim *xd = &m->dims[m->x_dim];
+	const dxb_rs_dim *xd = &m->dims[m->x_dim];
 	snprintf(buf, sizeof buf, "%s%s", xd->key ? xd->key : dim_label(xd),
 	         p->logx ? " (log scale)" : "");
 	text(f, (l + r) / 2, b + 40, "text-anchor=\"middle\"", buf);
@@ -628,7 +628,7 @@ static void axes(plot *p, const rs_metric *k, const yaxis *ya)
 
 /* A point: a cell's median of one metric, and its spread, in pixels. */
 typedef struct point {
-	const rs_cell *c;
+	const dxb_rs_cell *c;
 	double med, lo, hi;      /* the figures */
 	double x, y, ylo, yhi;   /* where they go */
 } point;
@@ -640,7 +640,7 @@ static int point_at(const plot *p, const series *s, size_t q, size_t k, const ya
 {
 	size_t i = p->order[s->ok + q];
 	pt->c = &p->m->cells[i];
-	rs_summary(p->m, pt->c, k, &pt->med, &pt->lo, &pt->hi);
+	dxb_rs_summary(p->m, pt->c, k, &pt->med, &pt->lo, &pt->hi);
 	if (!isfinite(pt->med))
 		return -1;
 	if (!isfinite(pt->lo) || !isfinite(pt->hi))
@@ -653,15 +653,15 @@ static int point_at(const plot *p, const series *s, size_t q, size_t k, const ya
 }
 
 /* A point's tooltip: "mmap/j4/t1: samples/s 10234 (10100..10300)". */
-static void point_title(const plot *p, const point *pt, const rs_metric *k)
+static void point_title(const plot *p, const point *pt, const dxb_rs_metric *k)
 {
 	char key[LABEL_MAX], nm[LABEL_MAX], a[48], b[48], d[48];
 	const char *name, *unit;
 	int len;
-	rs_split_label(k, &name, &len, &unit);
+	dxb_rs_split_label(k, &name, &len, &unit);
 	snprintf(nm, sizeof nm, "%.*s", len, name);
 	fputs("<title>", p->f);
-	put_text(p->f, rs_cell_key(p->m, pt->c, key, sizeof key));
+	put_text(p->f, dxb_rs_cell_key(p->m, pt->c, key, sizeof key));
 	fputs(": ", p->f);
 	put_text(p->f, nm);
 	fprintf(p->f, " %s", num(a, sizeof a, pt->med, k->decimals));
@@ -678,7 +678,7 @@ static void draw_series(plot *p, size_t j, size_t k, const yaxis *ya)
 	static const char thin[] = "stroke-width=\"1\" stroke-dasharray=\"none\"";
 	FILE *f = p->f;
 	const series *s = &p->s[j];
-	const rs_metric *mk = &p->m->metrics[k];
+	const dxb_rs_metric *mk = &p->m->metrics[k];
 	char a[32], b[32];
 	point pt;
 
@@ -712,16 +712,16 @@ static void draw_series(plot *p, size_t j, size_t k, const yaxis *ya)
 
 static void panel(plot *p, size_t which, double ox)
 {
-	const rs_matrix *m = p->m;
+	const dxb_rs_matrix *m = p->m;
 	size_t k = m->plot_metrics[which];
 	char a[32];
 
 	double top = 0;
 	for (size_t i = 0; i < m->ncells; i++) {
 		double med, lo, hi;
-		if (m->cells[i].status != RS_OK)
+		if (m->cells[i].status != DXB_RS_OK)
 			continue;
-		rs_summary(m, &m->cells[i], k, &med, &lo, &hi);
+		dxb_rs_summary(m, &m->cells[i], k, &med, &lo, &hi);
 		if (isfinite(hi) && hi > top)
 			top = hi;
 		if (isfinite(med) && med > top)
@@ -760,9 +760,9 @@ static void legend(plot *p, double ox)
 		/* Why cells are missing, for a mouse over the entry. */
 		if (s->nbad) {
 			char key[LABEL_MAX];
-			const rs_cell *c = &p->m->cells[p->bad[s->bad]];
+			const dxb_rs_cell *c = &p->m->cells[p->bad[s->bad]];
 			fputs("<title>", f);
-			put_text(f, rs_cell_key(p->m, c, key, sizeof key));
+			put_text(f, dxb_rs_cell_key(p->m, c, key, sizeof key));
 			fprintf(f, ": %s", status_word(c->status));
 			if (c->reason[0]) {
 				/* Never past the array, terminated or not. */
@@ -817,7 +817,7 @@ static int no_figures(FILE *f, const char *title)
 	return finish(f);
 }
 
-int rs_write_svg(const rs_matrix *m, FILE *f)
+int dxb_rs_write_svg(const dxb_rs_matrix *m, FILE *f)
 {
 	char title[LABEL_MAX], sub[LABEL_MAX];
 	plot p = { .m = m, .f = f };
@@ -828,7 +828,7 @@ int rs_write_svg(const rs_matrix *m, FILE *f)
 
 	size_t nok = 0;
 	for (size_t i = 0; i < m->ncells; i++)
-		nok += m->cells[i].status == RS_OK;
+		nok += m->cells[i].status == DXB_RS_OK;
 	if (nok == 0 || m->x_dim >= ndims_of(m))
 		return no_figures(f, title);
 	for (int w = 0; w < 2; w++)

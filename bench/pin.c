@@ -14,11 +14,11 @@
 #include <unistd.h>
 
 #include "corpus.h"
-#include "docdex.h"
+#include "dxbench.h"
 #include "err.h"
 #include "index.h"
 
-uint64_t dx_memlock_limit(void)
+uint64_t dxb_memlock_limit(void)
 {
 	struct rlimit rl;
 	if (getrlimit(RLIMIT_MEMLOCK, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY)
@@ -51,9 +51,9 @@ static int over_limit(uint64_t limit, size_t len, dx_err *err)
 	                want, lim);
 }
 
-int dx_mem_lock(const void *p, size_t len, dx_err *err)
+int dxb_mem_lock(const void *p, size_t len, dx_err *err)
 {
-	uint64_t limit = dx_memlock_limit();
+	uint64_t limit = dxb_memlock_limit();
 	if (limit != UINT64_MAX && (len > limit || locked_now() > limit - len))
 		return over_limit(limit, len, err);
 	if (mlock(p, len) == 0)
@@ -63,7 +63,7 @@ int dx_mem_lock(const void *p, size_t len, dx_err *err)
 	return dx__fail_sys(err, "", "cannot lock memory");
 }
 
-void dx_mem_unlock(const void *p, size_t len)
+void dxb_mem_unlock(const void *p, size_t len)
 {
 	munlock(p, len);
 }
@@ -91,7 +91,7 @@ static int resident(const void *p, uint64_t len, int lock, uint64_t *bytes, dx_e
 	if (len > SIZE_MAX)
 		return dx__fail(err, DX_ELIMIT, 0, "", "a mapping too large to lock");
 	if (lock) {
-		int rc = dx_mem_lock(p, (size_t)len, err);
+		int rc = dxb_mem_lock(p, (size_t)len, err);
 		if (rc < 0)
 			return rc;
 	} else {
@@ -101,7 +101,7 @@ static int resident(const void *p, uint64_t len, int lock, uint64_t *bytes, dx_e
 	return 0;
 }
 
-int dx_corpus_make_resident(dx_corpus *c, int lock, uint64_t *bytes, dx_err *err)
+int dxb_corpus_make_resident(dx_corpus *c, int lock, uint64_t *bytes, dx_err *err)
 {
 	dx_index *ix = dx_corpus_index(c);
 	dx_index_info info;

@@ -6,22 +6,22 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "batchbuf.h"
+#include "dxbench.h"
 #include "err.h"
 
 static const char *const names[] = {
-	[PIN_NONE] = "none", [PIN_BUFFERS] = "buffers", [PIN_POPULATE] = "populate",
-	[PIN_CORPUS] = "corpus", [PIN_CUDA_PAGEABLE] = "cuda-pageable", [PIN_CUDA] = "cuda",
+	[DXB_PIN_NONE] = "none", [DXB_PIN_BUFFERS] = "buffers", [DXB_PIN_POPULATE] = "populate",
+	[DXB_PIN_CORPUS] = "corpus", [DXB_PIN_CUDA_PAGEABLE] = "cuda-pageable", [DXB_PIN_CUDA] = "cuda",
 };
 
-const char *pin_name(int pin)
+const char *dxb_pin_name(int pin)
 {
-	return pin >= 0 && pin <= PIN_LAST ? names[pin] : "?";
+	return pin >= 0 && pin <= DXB_PIN_LAST ? names[pin] : "?";
 }
 
-int pin_parse(const char *s)
+int dxb_pin_parse(const char *s)
 {
-	for (int k = 0; k <= PIN_LAST; k++)
+	for (int k = 0; k <= DXB_PIN_LAST; k++)
 		if (strcmp(s, names[k]) == 0)
 			return k;
 	return -1;
@@ -29,15 +29,15 @@ int pin_parse(const char *s)
 
 static int is_cuda(int pin)
 {
-	return pin == PIN_CUDA || pin == PIN_CUDA_PAGEABLE;
+	return pin == DXB_PIN_CUDA || pin == DXB_PIN_CUDA_PAGEABLE;
 }
 
 /* Memory of n bytes in the mode's kind; NULL with err filled. */
-static char *get_memory(batchbuf *b, size_t n, dx_err *err)
+static char *get_memory(dxb_batchbuf *b, size_t n, dx_err *err)
 {
-	if (b->pin == PIN_CUDA)
-		return dx_cuda_host_alloc(b->cu, n, err);
-	if (b->pin != PIN_BUFFERS) {
+	if (b->pin == DXB_PIN_CUDA)
+		return dxb_cuda_host_alloc(b->cu, n, err);
+	if (b->pin != DXB_PIN_BUFFERS) {
 		char *p = malloc(n);
 		if (!p)
 			dx__fail_nomem(err);
@@ -49,21 +49,21 @@ static char *get_memory(batchbuf *b, size_t n, dx_err *err)
 		dx__fail_nomem(err);
 		return NULL;
 	}
-	if (dx_mem_lock(p, n, err) < 0) {
+	if (dxb_mem_lock(p, n, err) < 0) {
 		munmap(p, n);
 		return NULL;
 	}
 	return p;
 }
 
-static void put_memory(batchbuf *b, char *p, size_t n)
+static void put_memory(dxb_batchbuf *b, char *p, size_t n)
 {
 	if (!p)
 		return;
-	if (b->pin == PIN_CUDA) {
-		dx_cuda_host_free(b->cu, p);
-	} else if (b->pin == PIN_BUFFERS) {
-		dx_mem_unlock(p, n);
+	if (b->pin == DXB_PIN_CUDA) {
+		dxb_cuda_host_free(b->cu, p);
+	} else if (b->pin == DXB_PIN_BUFFERS) {
+		dxb_mem_unlock(p, n);
 		munmap(p, n);
 	} else {
 		free(p);
@@ -72,7 +72,7 @@ static void put_memory(batchbuf *b, char *p, size_t n)
 
 /* Room for need bytes in all: a new buffer of twice as much, the batch so
  * far copied over; and the device buffer as large. */
-static int grow(batchbuf *b, size_t need, dx_err *err)
+static int grow(dxb_batchbuf *b, size_t need, dx_err *err)
 {
 	size_t cap = b->cap ? b->cap : 4096;
 	while (cap < need) {
@@ -80,7 +80,7 @@ static int grow(batchbuf *b, size_t need, dx_err *err)
 			return dx__fail_nomem(err);
 		cap *= 2;
 	}
-	double t0 = dx_now();
+	double t0 = dxb_now();
 	char *p = get_memory(b, cap, err);
 	if (!p)
 		return err->code;
@@ -90,26 +90,26 @@ static int grow(batchbuf *b, size_t need, dx_err *err)
 	b->data = p;
 	b->cap = cap;
 	if (is_cuda(b->pin) && b->dev_cap < cap) {
-		dx_cuda_device_free(b->cu, b->dev);
+		dxb_cuda_device_free(b->cu, b->dev);
 		b->dev_cap = 0;
-		if (!(b->dev = dx_cuda_device_alloc(b->cu, cap, err)))
+		if (!(b->dev = dxb_cuda_device_alloc(b->cu, cap, err)))
 			return err->code;
 		b->dev_cap = cap;
 	}
-	b->pin_s += dx_now() - t0;
+	b->pin_s += dxb_now() - t0;
 	return 0;
 }
 
-int batchbuf_open(batchbuf *b, int pin, size_t hint, dx_err *err)
+int dxb_batchbuf_open(dxb_batchbuf *b, int pin, size_t hint, dx_err *err)
 {
 	memset(b, 0, sizeof *b);
 	b->pin = pin;
-	if (is_cuda(pin) && !(b->cu = dx_cuda_open(0, err)))
+	if (is_cuda(pin) && !(b->cu = dxb_cuda_open(0, err)))
 		return err->code;
 	return grow(b, hint, err);
 }
 
-int batchbuf_add(batchbuf *b, const void *p, size_t n, dx_err *err)
+int dxb_batchbuf_add(dxb_batchbuf *b, const void *p, size_t n, dx_err *err)
 {
 	if (b->cap - b->len < n) {
 		if (n > SIZE_MAX - b->len)
@@ -124,21 +124,21 @@ int batchbuf_add(batchbuf *b, const void *p, size_t n, dx_err *err)
 	return 0;
 }
 
-int batchbuf_to_device(batchbuf *b, dx_err *err)
+int dxb_batchbuf_to_device(dxb_batchbuf *b, dx_err *err)
 {
-	double t0 = dx_now();
-	int rc = dx_cuda_copy_to_device(b->cu, b->dev, b->data, b->len, err);
+	double t0 = dxb_now();
+	int rc = dxb_cuda_copy_to_device(b->cu, b->dev, b->data, b->len, err);
 	if (rc == 0)
-		rc = dx_cuda_sync(b->cu, err);
-	b->copy_s += dx_now() - t0;
+		rc = dxb_cuda_sync(b->cu, err);
+	b->copy_s += dxb_now() - t0;
 	b->copied += b->len;
 	return rc;
 }
 
-void batchbuf_close(batchbuf *b)
+void dxb_batchbuf_close(dxb_batchbuf *b)
 {
 	put_memory(b, b->data, b->cap);
-	dx_cuda_device_free(b->cu, b->dev);
-	dx_cuda_close(b->cu);
+	dxb_cuda_device_free(b->cu, b->dev);
+	dxb_cuda_close(b->cu);
 	memset(b, 0, sizeof *b);
 }

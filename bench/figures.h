@@ -7,8 +7,8 @@
 #ifndef DX_FIGURES_H
 #define DX_FIGURES_H
 
-#include "results.h"
-#include "workers.h"
+#include "dxbench.h"
+
 
 enum {
 	FG_SAMPLES, FG_DOCS, FG_MB, FG_P50, FG_P95, FG_P99, FG_SETUP, FG_PSS, FG_USS, FG_RSS,
@@ -16,9 +16,9 @@ enum {
 };
 
 /* Their descriptions, for a command's table of metrics. */
-extern const rs_metric figures_metrics[FG_COUNT];
+extern const dxb_rs_metric dxb_figures_metrics[FG_COUNT];
 
 /* Fills row[0 .. FG_COUNT) from one repetition. */
-void figures_of(const workers_result *res, double *row);
+void dxb_figures_of(const dxb_workers_result *res, double *row);
 
 #endif

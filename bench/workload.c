@@ -12,15 +12,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "batchbuf.h"
-#include "cli.h"
+#include "dxbench.h"
 #include "err.h"
-#include "workload.h"
 
 typedef struct thread_ctx {
-	const workload_opts *o;
+	const dxb_workload_opts *o;
 	unsigned shard, shards;   /* this thread among all threads of all workers */
-	const dx_loader *share;   /* the process's memory loader, or NULL */
+	const dxb_loader *share;   /* the process's memory loader, or NULL */
 	struct gate *gate, *release;
 	double t_start;           /* the measured part starts here (set by main) */
 	/* results */
@@ -73,9 +71,9 @@ static void gate_open(struct gate *g, int abort)
 	pthread_mutex_unlock(&g->m);
 }
 
-unsigned workload_docs_per_sample(const workload_opts *o)
+unsigned dxb_workload_docs_per_sample(const dxb_workload_opts *o)
 {
-	return o->kind == WL_TRIPLES ? 1 + o->negatives : 1;
+	return o->kind == DXB_WL_TRIPLES ? 1 + o->negatives : 1;
 }
 
 static unsigned hist_index(uint64_t ns)
@@ -95,7 +93,7 @@ static double hist_value(unsigned i)
 	return ((double)(16 + m) + 0.5) * (double)(1ull << (e - 4));
 }
 
-double hist_quantile(const uint64_t *hist, double q)
+double dxb_hist_quantile(const uint64_t *hist, double q)
 {
 	uint64_t total = 0, seen = 0;
 	for (unsigned i = 0; i < HIST_BUCKETS; i++)
@@ -124,12 +122,12 @@ typedef struct generator {
 
 static int generator_open(generator *g, thread_ctx *t, dx_corpus *c, dx_err *err)
 {
-	const workload_opts *o = t->o;
+	const dxb_workload_opts *o = t->o;
 	g->count = dx_corpus_count(c);
 	dx_rng_seed(&g->rng, o->seed ^ ((uint64_t)t->shard * 0x9E3779B97F4A7C15ull));
 	g->next = t->shard % g->count;
 	g->step = t->shards;
-	if (o->kind != WL_TRIPLES || !o->qrels)
+	if (o->kind != DXB_WL_TRIPLES || !o->qrels)
 		return 0;
 	dx_sample_opts so = { .queries = o->queries, .qrels = o->qrels, .run = o->run,
 	                      .min_rel = 1, .depth = o->depth, .random = !o->run,
@@ -147,9 +145,9 @@ static void generator_close(generator *g)
 	free(g->neg);
 }
 
-/* The positions of one sample into pos (workload_docs_per_sample of them),
+/* The positions of one sample into pos (dxb_workload_docs_per_sample of them),
  * and its query text when it has one. */
-static int generate(generator *g, const workload_opts *o, uint64_t *pos, const char **query,
+static int generate(generator *g, const dxb_workload_opts *o, uint64_t *pos, const char **query,
                     size_t *qlen, dx_err *err)
 {
 	*query = NULL;
@@ -168,12 +166,12 @@ static int generate(generator *g, const workload_opts *o, uint64_t *pos, const c
 		*qlen = tr.query_len;
 		return 0;
 	}
-	if (o->kind == WL_SCAN) {
+	if (o->kind == DXB_WL_SCAN) {
 		pos[0] = g->next;
 		g->next = (g->next + g->step) % g->count;
 		return 0;
 	}
-	for (unsigned k = 0; k < workload_docs_per_sample(o); k++)
+	for (unsigned k = 0; k < dxb_workload_docs_per_sample(o); k++)
 		pos[k] = dx_rng_below(&g->rng, g->count);
 	return 0;
 }
@@ -181,25 +179,25 @@ static int generate(generator *g, const workload_opts *o, uint64_t *pos, const c
 static void *thread_main(void *arg)
 {
 	thread_ctx *t = arg;
-	const workload_opts *o = t->o;
-	unsigned per = workload_docs_per_sample(o);
+	const dxb_workload_opts *o = t->o;
+	unsigned per = dxb_workload_docs_per_sample(o);
 	size_t ndocs = (size_t)o->batch * per;
 	dx_corpus *c = NULL;
-	dx_loader *l = NULL;
+	dxb_loader *l = NULL;
 	generator g = { 0 };
 	uint64_t *pos = malloc(ndocs * sizeof *pos);
 	dx_record *recs = malloc(ndocs * sizeof *recs);
 	dx_record *queries = calloc(o->batch, sizeof *queries); /* their texts */
 	dx_fields *fields = NULL;
-	batchbuf batch = { 0 };
+	dxb_batchbuf batch = { 0 };
 
 	if (!pos || !recs || !queries)
 		t->failed = dx__fail_nomem(&t->err) < 0;
 	else if (!(c = dx_corpus_open(o->corpus, &t->err)) ||
 	         generator_open(&g, t, c, &t->err) < 0 ||
 	         !(fields = dx_fields_parse(c, NULL, &t->err)) ||
-	         !(l = dx_loader_open(o->strategy, c, t->share, &t->err)) ||
-	         batchbuf_open(&batch, o->pin, o->batch_hint, &t->err) < 0)
+	         !(l = dxb_loader_open(o->strategy, c, t->share, &t->err)) ||
+	         dxb_batchbuf_open(&batch, o->pin, o->batch_hint, &t->err) < 0)
 		t->failed = 1;
 	else if (!g.count)
 		t->failed = dx__fail(&t->err, DX_EINVAL, 0, o->corpus, "the corpus is empty") < 0;
@@ -209,7 +207,7 @@ static void *thread_main(void *arg)
 
 	/* Batches until the warm-up is over are not counted; the measured
 	 * part starts after the first batch that ends past it. */
-	double warm_end = t->t_start + o->warmup, end = 0, now = dx_now();
+	double warm_end = t->t_start + o->warmup, end = 0, now = dxb_now();
 	int measuring = 0;
 	unsigned nt = o->threads ? o->threads : 1;
 	uint64_t goal = o->samples ? (o->samples + nt - 1) / nt : 0;
@@ -220,27 +218,27 @@ static void *thread_main(void *arg)
 			             &t->err) < 0)
 				goto fail;
 		}
-		if (dx_loader_get(l, pos, ndocs, recs, &t->err) < 0)
+		if (dxb_loader_get(l, pos, ndocs, recs, &t->err) < 0)
 			goto fail;
 		/* The batch a trainer gets: each sample's query and document
 		 * texts, copied into one buffer for its tokenizer. */
 		batch.len = 0;
 		for (size_t s = 0; s < o->batch; s++) {
-			if (batchbuf_add(&batch, queries[s].data, queries[s].len, &t->err) < 0)
+			if (dxb_batchbuf_add(&batch, queries[s].data, queries[s].len, &t->err) < 0)
 				goto fail;
 			for (size_t i = s * per; i < (s + 1) * per; i++) {
 				const char *text;
 				size_t len;
 				if (dx_corpus_fields(c, fields, &recs[i], &text, &len, &t->err) < 0)
 					goto fail;
-				if (batchbuf_add(&batch, text, len, &t->err) < 0)
+				if (dxb_batchbuf_add(&batch, text, len, &t->err) < 0)
 					goto fail;
 			}
 		}
 		/* Delivered into device memory, when a CUDA mode asks. */
-		if (batch.cu && batchbuf_to_device(&batch, &t->err) < 0)
+		if (batch.cu && dxb_batchbuf_to_device(&batch, &t->err) < 0)
 			goto fail;
-		now = dx_now();
+		now = dxb_now();
 		if (!measuring) {
 			if (now < warm_end)
 				continue;
@@ -267,19 +265,19 @@ fail:
 out:
 	/* Everything stays held until the process's memory was read. */
 	gate_pass(t->release);
-	dx_loader_close(l);
+	dxb_loader_close(l);
 	generator_close(&g);
 	dx_corpus_close(c);
 	free(pos);
 	free(recs);
 	free(queries);
-	batchbuf_close(&batch);
+	dxb_batchbuf_close(&batch);
 	dx_fields_free(fields);
 	return NULL;
 }
 
-void workload_run(const workload_opts *o, unsigned rank, unsigned world, double t0,
-                  const workload_hooks *hooks, worker_result *r)
+void dxb_workload_run(const dxb_workload_opts *o, unsigned rank, unsigned world, double t0,
+                  const dxb_workload_hooks *hooks, dxb_worker_result *r)
 {
 	unsigned nt = o->threads ? o->threads : 1;
 	thread_ctx *t = calloc(nt, sizeof *t);
@@ -287,7 +285,7 @@ void workload_run(const workload_opts *o, unsigned rank, unsigned world, double 
 	struct gate gate = { .m = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER };
 	struct gate release = { .m = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER };
 	dx_corpus *c = NULL, *locked = NULL;
-	dx_loader *shared = NULL;
+	dxb_loader *shared = NULL;
 	dx_err err = { 0 };
 	unsigned started = 0;
 
@@ -297,19 +295,19 @@ void workload_run(const workload_opts *o, unsigned rank, unsigned world, double 
 		goto out;
 	}
 	/* One copy of the corpus for all threads of a memory worker. */
-	if (o->strategy == DX_LOAD_MEMORY &&
+	if (o->strategy == DXB_LOAD_MEMORY &&
 	    (!(c = dx_corpus_open(o->corpus, &err)) ||
-	     !(shared = dx_loader_open(o->strategy, c, NULL, &err))))
+	     !(shared = dxb_loader_open(o->strategy, c, NULL, &err))))
 		goto failed;
 	/* The corpus made resident, or locked, once for the process: its
 	 * threads' mappings are of the same pages. */
-	if (o->pin == PIN_CORPUS || o->pin == PIN_POPULATE) {
+	if (o->pin == DXB_PIN_CORPUS || o->pin == DXB_PIN_POPULATE) {
 		uint64_t bytes;
-		double p0 = dx_now();
+		double p0 = dxb_now();
 		if (!(locked = dx_corpus_open(o->corpus, &err)) ||
-		    dx_corpus_make_resident(locked, o->pin == PIN_CORPUS, &bytes, &err) < 0)
+		    dxb_corpus_make_resident(locked, o->pin == DXB_PIN_CORPUS, &bytes, &err) < 0)
 			goto failed;
-		r->pin_s = dx_now() - p0;
+		r->pin_s = dxb_now() - p0;
 	}
 	for (; started < nt; started++) {
 		t[started] = (thread_ctx){ .o = o, .shard = rank * nt + started, .shards = world * nt,
@@ -321,25 +319,25 @@ void workload_run(const workload_opts *o, unsigned rank, unsigned world, double 
 		}
 	}
 	gate_wait_ready(&gate, started);
-	r->setup_s = dx_now() - t0;
+	r->setup_s = dxb_now() - t0;
 	double slowest = 0;
 	for (unsigned i = 0; i < started; i++) {
 		if (t[i].failed && !r->msg[0]) {
-			cli_describe(&t[i].err, r->msg, sizeof r->msg);
+			dx_describe(&t[i].err, r->msg, sizeof r->msg);
 			r->code = t[i].err.code;
 		}
 		slowest = t[i].pin_s > slowest ? t[i].pin_s : slowest;
 	}
 	r->pin_s += slowest;
 	int abort_run = r->msg[0] || hooks->ready(hooks->ctx) != 0;
-	double start = dx_now();
+	double start = dxb_now();
 	for (unsigned i = 0; i < started; i++)
 		t[i].t_start = start;
 	gate_open(&gate, abort_run);
 	gate_wait_ready(&release, started);
 	for (unsigned i = 0; i < started; i++) {
 		if (t[i].failed && !r->msg[0]) {
-			cli_describe(&t[i].err, r->msg, sizeof r->msg);
+			dx_describe(&t[i].err, r->msg, sizeof r->msg);
 			r->code = t[i].err.code;
 		}
 		r->samples += t[i].samples;
@@ -355,19 +353,19 @@ void workload_run(const workload_opts *o, unsigned rank, unsigned world, double 
 	r->ok = !r->msg[0] && !abort_run;
 	if (!r->ok && !r->msg[0])
 		snprintf(r->msg, sizeof r->msg, "stopped before it was measured");
-	dx_page_faults(&r->minor_faults, &r->major_faults);
+	dxb_page_faults(&r->minor_faults, &r->major_faults);
 	hooks->done(hooks->ctx, r);
 	gate_open(&release, 0);
 	for (unsigned i = 0; i < started; i++)
 		pthread_join(tid[i], NULL);
 	goto freed;
 failed:
-	cli_describe(&err, r->msg, sizeof r->msg);
+	dx_describe(&err, r->msg, sizeof r->msg);
 	r->code = err.code;
 out:
 	hooks->done(hooks->ctx, r);
 freed:
-	dx_loader_close(shared);
+	dxb_loader_close(shared);
 	dx_corpus_close(c);
 	dx_corpus_close(locked);
 	free(t);

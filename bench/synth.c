@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dxbench.h"
 #include "buf.h"
 #include "err.h"
 #include "hash.h"
@@ -39,8 +40,8 @@ typedef struct vocab {
 } vocab;
 
 typedef struct gen {
-	const dx_synth_opts *o;
-	const dx_writer *w;
+	const dxb_synth_opts *o;
+	const dxb_writer *w;
 	vocab *v;
 	dx_buf out;
 	uint64_t written;           /* bytes handed to the writer or buffered */
@@ -241,9 +242,9 @@ static void put_url(gen *g, dx_rng *r)
 	puts_(g, ".html");
 }
 
-static uint64_t words_of(const dx_synth_opts *o, dx_rng *r)
+static uint64_t words_of(const dxb_synth_opts *o, dx_rng *r)
 {
-	if (o->kind == DX_SYN_PASSAGES)
+	if (o->kind == DXB_SYN_PASSAGES)
 		return PASSAGE_MIN_WORDS + dx_rng_below(r, 41) + dx_rng_below(r, 41);
 	/* Pareto with shape 2 by inversion, words = s / sqrt(u) - s / 2. */
 	double u = (double)(dx_rng_next(r) >> 11 | 1) / 9007199254740992.0;
@@ -254,7 +255,7 @@ static uint64_t words_of(const dx_synth_opts *o, dx_rng *r)
 /* The number in document ids, like MS MARCO's D1555982: distinct, and
  * scattered within blocks of 65,536 records over a range an eighth wider,
  * so that it needs no record count. */
-static uint64_t doc_number(const dx_synth_opts *o, uint64_t n)
+static uint64_t doc_number(const dxb_synth_opts *o, uint64_t n)
 {
 	enum { BLOCK = 65536, RANGE = BLOCK + BLOCK / 8 };
 	dx_perm p;
@@ -264,14 +265,14 @@ static uint64_t doc_number(const dx_synth_opts *o, uint64_t n)
 
 static void put_id(gen *g, uint64_t n, uint64_t line_start)
 {
-	const dx_synth_opts *o = g->o;
-	if (o->layout == DX_SYN_JSONL_V2) {
+	const dxb_synth_opts *o = g->o;
+	if (o->layout == DXB_SYN_JSONL_V2) {
 		char prefix[40];
-		snprintf(prefix, sizeof prefix, "msmarco_%s_%02u_", o->kind == DX_SYN_PASSAGES ? "passage" : "doc",
+		snprintf(prefix, sizeof prefix, "msmarco_%s_%02u_", o->kind == DXB_SYN_PASSAGES ? "passage" : "doc",
 		         o->bundle % 100);
 		puts_(g, prefix);
 		put_u64(g, line_start);
-	} else if (o->kind == DX_SYN_PASSAGES) {
+	} else if (o->kind == DXB_SYN_PASSAGES) {
 		put_u64(g, n);
 	} else {
 		puts_(g, "D");
@@ -281,14 +282,14 @@ static void put_id(gen *g, uint64_t n, uint64_t line_start)
 
 static void put_record(gen *g, uint64_t n)
 {
-	const dx_synth_opts *o = g->o;
+	const dxb_synth_opts *o = g->o;
 	dx_rng r;
 	dx_rng_seed(&r, o->seed ^ dx__mix64(n + 1));
 	uint64_t words = words_of(o, &r), start = g->written;
-	int doc = o->kind == DX_SYN_DOCUMENTS;
+	int doc = o->kind == DXB_SYN_DOCUMENTS;
 
 	switch (o->layout) {
-	case DX_SYN_TSV:
+	case DXB_SYN_TSV:
 		put_id(g, n, start);
 		puts_(g, "\t");
 		if (doc) {
@@ -300,7 +301,7 @@ static void put_record(gen *g, uint64_t n)
 		put_text(g, &r, words, 1);
 		puts_(g, "\n");
 		break;
-	case DX_SYN_JSONL_V2:
+	case DXB_SYN_JSONL_V2:
 		if (doc) {
 			puts_(g, "{\"url\": \"");
 			put_url(g, &r);
@@ -327,7 +328,7 @@ static void put_record(gen *g, uint64_t n)
 			puts_(g, "\"}\n");
 		}
 		break;
-	case DX_SYN_JSONL_BEIR:
+	case DXB_SYN_JSONL_BEIR:
 		puts_(g, "{\"_id\": \"");
 		put_id(g, n, start);
 		puts_(g, "\", \"title\": \"");
@@ -337,7 +338,7 @@ static void put_record(gen *g, uint64_t n)
 		put_text(g, &r, words, 1);
 		puts_(g, "\", \"metadata\": {}}\n");
 		break;
-	case DX_SYN_TREC:
+	case DXB_SYN_TREC:
 		puts_(g, "<DOC>\n<DOCNO>");
 		put_id(g, n, start);
 		puts_(g, "</DOCNO>\n");
@@ -355,10 +356,10 @@ static void put_record(gen *g, uint64_t n)
 	}
 }
 
-static int check_opts(const dx_synth_opts *o, dx_err *err)
+static int check_opts(const dxb_synth_opts *o, dx_err *err)
 {
-	if ((o->kind != DX_SYN_PASSAGES && o->kind != DX_SYN_DOCUMENTS) ||
-	    o->layout < DX_SYN_TSV || o->layout > DX_SYN_TREC)
+	if ((o->kind != DXB_SYN_PASSAGES && o->kind != DXB_SYN_DOCUMENTS) ||
+	    o->layout < DXB_SYN_TSV || o->layout > DXB_SYN_TREC)
 		return dx__fail(err, DX_EINVAL, 0, "", "unknown synthetic corpus kind or layout");
 	if (!o->count && !o->size)
 		return dx__fail(err, DX_EINVAL, 0, "", "give a record count or a size");
@@ -372,7 +373,7 @@ static int flush(gen *g)
 	return g->failed;
 }
 
-int64_t dx_synth_corpus(const dx_synth_opts *o, const dx_writer *w, dx_err *err)
+int64_t dxb_synth_corpus(const dxb_synth_opts *o, const dxb_writer *w, dx_err *err)
 {
 	int rc = check_opts(o, err);
 	if (rc < 0)
@@ -390,32 +391,32 @@ int64_t dx_synth_corpus(const dx_synth_opts *o, const dx_writer *w, dx_err *err)
 }
 
 /* The id of record n in the layouts whose ids do not hold offsets. */
-static void synth_id(const dx_synth_opts *o, uint64_t n, char *out, size_t outsz)
+static void synth_id(const dxb_synth_opts *o, uint64_t n, char *out, size_t outsz)
 {
-	if (o->kind == DX_SYN_PASSAGES)
+	if (o->kind == DXB_SYN_PASSAGES)
 		snprintf(out, outsz, "%llu", (unsigned long long)n);
 	else
 		snprintf(out, outsz, "D%llu", (unsigned long long)doc_number(o, n));
 }
 
-int dx_synth_id(const dx_synth_opts *o, uint64_t n, char *out, size_t outsz, dx_err *err)
+int dxb_synth_id(const dxb_synth_opts *o, uint64_t n, char *out, size_t outsz, dx_err *err)
 {
 	int rc = check_opts(o, err);
 	if (rc < 0)
 		return rc;
-	if (o->layout == DX_SYN_JSONL_V2)
+	if (o->layout == DXB_SYN_JSONL_V2)
 		return dx__fail(err, DX_EINVAL, 0, "", "MS MARCO v2 ids hold byte offsets of the corpus");
 	synth_id(o, n, out, outsz);
 	return 0;
 }
 
-int dx_synth_topics(const dx_synth_opts *o, const dx_synth_topics_opts *t, const dx_writer *queries,
-                    const dx_writer *qrels, const dx_writer *run, dx_err *err)
+int dxb_synth_topics(const dxb_synth_opts *o, const dxb_synth_topics_opts *t, const dxb_writer *queries,
+                    const dxb_writer *qrels, const dxb_writer *run, dx_err *err)
 {
 	int rc = check_opts(o, err);
 	if (rc < 0)
 		return rc;
-	if (o->layout == DX_SYN_JSONL_V2)
+	if (o->layout == DXB_SYN_JSONL_V2)
 		return dx__fail(err, DX_EINVAL, 0, "", "topics for MS MARCO v2 layouts are not generated");
 	if (!t->records || !t->queries || !t->positives || t->depth < t->positives ||
 	    t->depth > t->records)
@@ -426,7 +427,7 @@ int dx_synth_topics(const dx_synth_opts *o, const dx_synth_topics_opts *t, const
 		return dx__fail_nomem(err);
 	/* A whole file at a time, each through its own writer; every query draws
 	 * from its own generator, so the three files agree. */
-	const dx_writer *outs[3] = { queries, qrels, run };
+	const dxb_writer *outs[3] = { queries, qrels, run };
 	for (int file = 0; file < 3 && !g.failed; file++) {
 		if (!(g.w = outs[file]))
 			continue;

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dxbench.h"
 #include "err.h"
 
 /* dlinfo(RTLD_DI_LINKMAP): an enum in glibc, a macro in musl. */
@@ -41,11 +42,11 @@ typedef int (*cu_device_get_fn)(int *dev, int ordinal);
 typedef int (*cu_device_get_name_fn)(char *name, int len, int dev);
 typedef int (*cu_device_total_mem_fn)(size_t *bytes, int dev);
 
-struct dx_cuda {
+struct dxb_cuda {
 	void *rt;                 /* the dlopen handle of the runtime */
 	void *stream;             /* cudaStream_t */
 	int device;
-	dx_cuda_info info;
+	dxb_cuda_info info;
 
 	get_error_name_fn cudaGetErrorName;
 	get_int_fn cudaRuntimeGetVersion;
@@ -69,7 +70,7 @@ static const char *const default_libraries[] = {
 };
 
 /* The name of a CUDA error, for err->what. */
-static const char *error_name(const dx_cuda *cu, int rc, char *buf, size_t bufsz)
+static const char *error_name(const dxb_cuda *cu, int rc, char *buf, size_t bufsz)
 {
 	const char *name = cu->cudaGetErrorName ? cu->cudaGetErrorName(rc) : NULL;
 	if (name && *name)
@@ -79,7 +80,7 @@ static const char *error_name(const dx_cuda *cu, int rc, char *buf, size_t bufsz
 }
 
 /* A runtime call failed: DX_EINVAL, "<function> failed: <error name>". */
-static int fail_call(const dx_cuda *cu, dx_err *err, const char *subject, const char *fn, int rc)
+static int fail_call(const dxb_cuda *cu, dx_err *err, const char *subject, const char *fn, int rc)
 {
 	char buf[32];
 	return dx__fail(err, DX_EINVAL, 0, subject, "%s failed: %s", fn,
@@ -88,7 +89,7 @@ static int fail_call(const dx_cuda *cu, dx_err *err, const char *subject, const 
 
 /* Makes the handle's device current for this thread: the runtime keeps the
  * current device per thread, and the handle may be used from another. */
-static int use_device(dx_cuda *cu, dx_err *err)
+static int use_device(dxb_cuda *cu, dx_err *err)
 {
 	int rc = cu->cudaSetDevice(cu->device);
 	return rc == CUDA_SUCCESS ? 0 : fail_call(cu, err, "", "cudaSetDevice", rc);
@@ -96,7 +97,7 @@ static int use_device(dx_cuda *cu, dx_err *err)
 
 /* Opens the runtime: $DOCDEX_CUDART, else the first default name that
  * loads.  Records the file loaded in cu->info.library. */
-static int load_runtime(dx_cuda *cu, dx_err *err)
+static int load_runtime(dxb_cuda *cu, dx_err *err)
 {
 	const char *env = getenv("DOCDEX_CUDART");
 	const char *name = NULL;
@@ -134,7 +135,7 @@ static int load_runtime(dx_cuda *cu, dx_err *err)
 }
 
 /* Looks up the runtime's functions. */
-static int load_symbols(dx_cuda *cu, dx_err *err)
+static int load_symbols(dxb_cuda *cu, dx_err *err)
 {
 #define DX_CUDA_SYM(fn, type)                                                                  \
 	do {                                                                                   \
@@ -163,7 +164,7 @@ static int load_symbols(dx_cuda *cu, dx_err *err)
 
 /* The device's name and memory from the driver library, when it loads;
  * left "" and 0 otherwise, since the runtime works without them. */
-static void driver_info(dx_cuda *cu)
+static void driver_info(dxb_cuda *cu)
 {
 	void *drv = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
 	if (!drv)
@@ -189,14 +190,14 @@ out:
 
 /* rc from a runtime call made while opening: 0, or DX_EINVAL with err
  * filled. */
-static int check(const dx_cuda *cu, dx_err *err, const char *fn, int rc)
+static int check(const dxb_cuda *cu, dx_err *err, const char *fn, int rc)
 {
 	return rc == CUDA_SUCCESS ? 0 : fail_call(cu, err, cu->info.library, fn, rc);
 }
 
-dx_cuda *dx_cuda_open(int device, dx_err *err)
+dxb_cuda *dxb_cuda_open(int device, dx_err *err)
 {
-	dx_cuda *cu = calloc(1, sizeof *cu);
+	dxb_cuda *cu = calloc(1, sizeof *cu);
 	if (!cu) {
 		dx__fail_nomem(err);
 		return NULL;
@@ -220,7 +221,7 @@ dx_cuda *dx_cuda_open(int device, dx_err *err)
 		dx__fail(err, DX_EINVAL, 0, lib, "no CUDA device %d (%d found)", device, count);
 		goto fail;
 	}
-	dx_cuda_info *in = &cu->info;
+	dxb_cuda_info *in = &cu->info;
 	void *stream = NULL;
 	if (check(cu, err, "cudaSetDevice", cu->cudaSetDevice(device)) < 0 ||
 	    check(cu, err, "cudaRuntimeGetVersion", cu->cudaRuntimeGetVersion(&in->runtime_version)) < 0 ||
@@ -232,11 +233,11 @@ dx_cuda *dx_cuda_open(int device, dx_err *err)
 	return cu;
 
 fail:
-	dx_cuda_close(cu);
+	dxb_cuda_close(cu);
 	return NULL;
 }
 
-void dx_cuda_close(dx_cuda *cu)
+void dxb_cuda_close(dxb_cuda *cu)
 {
 	if (!cu)
 		return;
@@ -247,12 +248,12 @@ void dx_cuda_close(dx_cuda *cu)
 	free(cu);
 }
 
-void dx_cuda_get_info(const dx_cuda *cu, dx_cuda_info *info)
+void dxb_cuda_get_info(const dxb_cuda *cu, dxb_cuda_info *info)
 {
 	*info = cu->info;
 }
 
-void *dx_cuda_host_alloc(dx_cuda *cu, size_t n, dx_err *err)
+void *dxb_cuda_host_alloc(dxb_cuda *cu, size_t n, dx_err *err)
 {
 	void *p = NULL;
 	if (use_device(cu, err) < 0)
@@ -266,13 +267,13 @@ void *dx_cuda_host_alloc(dx_cuda *cu, size_t n, dx_err *err)
 	return p;
 }
 
-void dx_cuda_host_free(dx_cuda *cu, void *p)
+void dxb_cuda_host_free(dxb_cuda *cu, void *p)
 {
 	if (cu && p)
 		cu->cudaFreeHost(p);
 }
 
-int dx_cuda_host_register(dx_cuda *cu, void *p, size_t n, dx_err *err)
+int dxb_cuda_host_register(dxb_cuda *cu, void *p, size_t n, dx_err *err)
 {
 	if (use_device(cu, err) < 0)
 		return DX_EINVAL;
@@ -280,13 +281,13 @@ int dx_cuda_host_register(dx_cuda *cu, void *p, size_t n, dx_err *err)
 	return rc == CUDA_SUCCESS ? 0 : fail_call(cu, err, "", "cudaHostRegister", rc);
 }
 
-void dx_cuda_host_unregister(dx_cuda *cu, void *p)
+void dxb_cuda_host_unregister(dxb_cuda *cu, void *p)
 {
 	if (cu && p)
 		cu->cudaHostUnregister(p);
 }
 
-void *dx_cuda_device_alloc(dx_cuda *cu, size_t n, dx_err *err)
+void *dxb_cuda_device_alloc(dxb_cuda *cu, size_t n, dx_err *err)
 {
 	void *p = NULL;
 	if (use_device(cu, err) < 0)
@@ -299,13 +300,13 @@ void *dx_cuda_device_alloc(dx_cuda *cu, size_t n, dx_err *err)
 	return p;
 }
 
-void dx_cuda_device_free(dx_cuda *cu, void *p)
+void dxb_cuda_device_free(dxb_cuda *cu, void *p)
 {
 	if (cu && p)
 		cu->cudaFree(p);
 }
 
-int dx_cuda_copy_to_device(dx_cuda *cu, void *dev, const void *host, size_t n, dx_err *err)
+int dxb_cuda_copy_to_device(dxb_cuda *cu, void *dev, const void *host, size_t n, dx_err *err)
 {
 	if (use_device(cu, err) < 0)
 		return DX_EINVAL;
@@ -313,7 +314,7 @@ int dx_cuda_copy_to_device(dx_cuda *cu, void *dev, const void *host, size_t n, d
 	return rc == CUDA_SUCCESS ? 0 : fail_call(cu, err, "", "cudaMemcpyAsync", rc);
 }
 
-int dx_cuda_sync(dx_cuda *cu, dx_err *err)
+int dxb_cuda_sync(dxb_cuda *cu, dx_err *err)
 {
 	int rc = cu->cudaStreamSynchronize(cu->stream);
 	return rc == CUDA_SUCCESS ? 0 : fail_call(cu, err, "", "cudaStreamSynchronize", rc);

@@ -9,30 +9,23 @@
 
 #include <stdint.h>
 
-#include "docdex.h"
+#include "dxbench.h"
 
 enum { TC_PATH = 4096 };
 
-typedef struct tempcorpus {
+typedef struct dxb_tempcorpus {
 	char dir[TC_PATH];        /* "" until made */
-	int lock;                 /* held on dir once made (dx_tempdir_make) */
+	int lock;                 /* held on dir once made (dxb_tempdir_make) */
 	char plain[TC_PATH], gzip[TC_PATH], bgzf[TC_PATH];
 	char queries[TC_PATH], qrels[TC_PATH], run[TC_PATH];
 	uint64_t records;
-} tempcorpus;
-
-/*
- * Parses a synthetic corpus spec: "passages:N" or "docs:N" (N records, or
- * bytes when N has a K, M or G suffix), or a size alone (passages).
- * Returns 0, or -1 when it is not one.
- */
-int tempcorpus_parse(const char *spec, dx_synth_opts *o);
+} dxb_tempcorpus;
 
 /* Makes the temporary directory under parent ($TMPDIR or /tmp when NULL),
  * docdex.HOST.PID.XXXXXX, after removing those that killed processes of
- * this host left there (dx_tempdir_sweep).  Returns 0, or a DX_E* code
+ * this host left there (dxb_tempdir_sweep).  Returns 0, or a DX_E* code
  * with err filled. */
-int tempcorpus_mkdir(tempcorpus *t, const char *parent, dx_err *err);
+int dxb_tempcorpus_mkdir(dxb_tempcorpus *t, const char *parent, dx_err *err);
 
 /*
  * Writes the synthetic corpus of o in t's directory (made first), its gzip
@@ -40,11 +33,11 @@ int tempcorpus_mkdir(tempcorpus *t, const char *parent, dx_err *err);
  * most 100,000) with one positive each and a run 100 deep.  progress is
  * called as in dx_index_build (and may cancel).  Returns 0 or a DX_E* code.
  */
-int tempcorpus_make(tempcorpus *t, const dx_synth_opts *o, dx_progress_fn on_progress, void *ctx,
+int dxb_tempcorpus_make(dxb_tempcorpus *t, const dxb_synth_opts *o, dx_progress_fn on_progress, void *ctx,
                     dx_err *err);
 
 /* Removes the directory and everything in it; safe to call when it was
  * never made (t zeroed), and more than once. */
-void tempcorpus_remove(tempcorpus *t);
+void dxb_tempcorpus_remove(dxb_tempcorpus *t);
 
 #endif

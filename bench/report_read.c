@@ -20,10 +20,9 @@
 #include <string.h>
 
 #include "buf.h"
-#include "cli.h"
 #include "err.h"
 #include "json.h"
-#include "results.h"
+#include "dxbench.h"
 
 enum {
 	MAX_DEPTH = 64,          /* nesting the reader accepts: a report has 5 */
@@ -411,25 +410,25 @@ static const base_cell *find_cell(const base_cell *cells, size_t n, const char *
 
 /* Compares metric k of cell c with the baseline's summary of it.  Returns
  * 1 when it regressed (and says so on out), else 0. */
-static int compare_metric(const rs_matrix *m, const rs_cell *c, const char *key, size_t k,
+static int compare_metric(const dxb_rs_matrix *m, const dxb_rs_cell *c, const char *key, size_t k,
                           const char *summary, const char *end, double tol, FILE *out)
 {
-	const rs_metric *mk = &m->metrics[k];
+	const dxb_rs_metric *mk = &m->metrics[k];
 	const char *s = mk->key ? member(summary, end, mk->key) : NULL;
 	double bmed, bmin, bmax, med, min, max;
-	if (mk->better == RS_NEITHER || get_number(member(s, end, "median"), &bmed) < 0 ||
+	if (mk->better == DXB_RS_NEITHER || get_number(member(s, end, "median"), &bmed) < 0 ||
 	    get_number(member(s, end, "min"), &bmin) < 0 ||
 	    get_number(member(s, end, "max"), &bmax) < 0)
 		return 0;
-	rs_summary(m, c, k, &med, &min, &max);
+	dxb_rs_summary(m, c, k, &med, &min, &max);
 	/* Worse by more than the tolerance, and by more than the noise: the
 	 * two runs' ranges do not even touch. */
-	if (mk->better == RS_HIGHER ? !(med < bmed * (1 - tol / 100) && max < bmin)
+	if (mk->better == DXB_RS_HIGHER ? !(med < bmed * (1 - tol / 100) && max < bmin)
 	                            : !(med > bmed * (1 + tol / 100) && min > bmax))
 		return 0;
 	int d = mk->decimals < 0 ? 0 : mk->decimals > 6 ? 6 : mk->decimals, len;
 	const char *name, *unit;
-	rs_split_label(mk, &name, &len, &unit);
+	dxb_rs_split_label(mk, &name, &len, &unit);
 	fprintf(out, "regressed: %s: %.*s %.*f -> %.*f%s%s (", key, len, name, d, bmed, d, med,
 	        unit ? " " : "", unit ? unit : "");
 	/* From 0 there is no percentage to give. */
@@ -442,7 +441,7 @@ static int compare_metric(const rs_matrix *m, const rs_cell *c, const char *key,
 
 /* Compares cell c with its baseline cell b.  key is c's, escaped for the
  * line.  Returns 1 when it regressed. */
-static int compare_cell(const rs_matrix *m, const rs_cell *c, const char *key, const char *b,
+static int compare_cell(const dxb_rs_matrix *m, const dxb_rs_cell *c, const char *key, const char *b,
                         const char *end, double tol, FILE *out)
 {
 	char status[32] = "ok";
@@ -452,12 +451,12 @@ static int compare_cell(const rs_matrix *m, const rs_cell *c, const char *key, c
 		return 0;
 	if (strcmp(status, "ok") != 0)
 		return 0; /* no baseline figures: nothing can be worse than them */
-	if (c->status != RS_OK) {
+	if (c->status != DXB_RS_OK) {
 		/* On one line whatever the reason holds (its control bytes
 		 * escaped), and never past its array. */
 		char reason[4 * sizeof c->reason + 4];
 		size_t n = strnlen(c->reason, sizeof c->reason);
-		fprintf(out, "regressed: %s: was ok, now %s%s%s\n", key, rs_status_name(c->status),
+		fprintf(out, "regressed: %s: was ok, now %s%s%s\n", key, dxb_rs_status_name(c->status),
 		        n ? ": " : "", dx_escape(c->reason, n, reason, sizeof reason));
 		return 1;
 	}
@@ -473,7 +472,7 @@ static int compare_cell(const rs_matrix *m, const rs_cell *c, const char *key, c
  * command, and within the bounds of one (results.h); *doc is its
  * top-level object in text, *cells its array of cells and *ncells their
  * count. */
-static int load(const rs_matrix *m, const char *path, const char *noun, dx_buf *text,
+static int load(const dxb_rs_matrix *m, const char *path, const char *noun, dx_buf *text,
                 const char **doc, const char **cells, size_t *ncells, dx_err *err)
 {
 	char want[KEY_MAX], report[KEY_MAX];
@@ -490,20 +489,20 @@ static int load(const rs_matrix *m, const char *path, const char *noun, dx_buf *
 		return dx__fail(err, DX_EFORMAT, 0, path, "not a %s report", want);
 	*cells = member(*doc, end, "cells");
 	long n = each_element(*cells, end, NULL, NULL);
-	if (n > RS_MAX_CELLS)
+	if (n > DXB_RS_MAX_CELLS)
 		return dx__fail(err, DX_EFORMAT, 0, path, "%s has more than %d cells", noun,
-		                RS_MAX_CELLS);
+		                DXB_RS_MAX_CELLS);
 	*ncells = (size_t)n;
 	return 0;
 }
 
-int rs_compare_baseline(const rs_matrix *m, const char *path, double tolerance, FILE *out,
+int dxb_rs_compare_baseline(const dxb_rs_matrix *m, const char *path, double tolerance, FILE *out,
                         dx_err *err)
 {
 	dx_buf text = { 0 };
 	arena a = { 0 };
 	base_cell *cells = NULL;
-	char key[KEY_MAX], shown[4 * KEY_MAX + 4], where[CLI_SUBJECT_MAX];
+	char key[KEY_MAX], shown[4 * KEY_MAX + 4], where[4096];
 	const char *doc, *arr;
 	size_t n;
 	int rc = load(m, path, "baseline", &text, &doc, &arr, &n, err);
@@ -519,8 +518,8 @@ int rs_compare_baseline(const rs_matrix *m, const char *path, double tolerance, 
 	size_t compared = 0, fresh = 0;
 	int regressed = 0;
 	for (size_t i = 0; i < m->ncells; i++) {
-		const rs_cell *c = &m->cells[i];
-		rs_cell_key(m, c, key, sizeof key);
+		const dxb_rs_cell *c = &m->cells[i];
+		dxb_rs_cell_key(m, c, key, sizeof key);
 		const base_cell *b = find_cell(cells, (size_t)ncells, key);
 		if (!b) {
 			fresh++;
@@ -548,7 +547,7 @@ out:
 
 /* ---- reading a report back (--from) ---------------------------------------- */
 
-/* What rs_read_report allocated besides the cells: the strings they and
+/* What dxb_rs_read_report allocated besides the cells: the strings they and
  * the matrix point to, and every cell's repetitions in one block. */
 typedef struct kept {
 	arena a;
@@ -593,13 +592,13 @@ static int keep_dim(kept *k, const char *v, const char *end, const char **out)
 }
 
 typedef struct reader {
-	rs_matrix *m;
+	dxb_rs_matrix *m;
 	kept *k;
 	const char *end;
 	const char *path;
 	dx_err *err;
 	size_t reps;              /* the repetitions of the OK cells so far */
-	rs_cell *c;               /* the cell whose repetitions are read */
+	dxb_rs_cell *c;               /* the cell whose repetitions are read */
 } reader;
 
 static int read_repetition(void *ctx, size_t r, const char *v)
@@ -619,38 +618,38 @@ static int read_repetition(void *ctx, size_t r, const char *v)
 static int read_cell(void *ctx, size_t i, const char *v)
 {
 	reader *rd = ctx;
-	rs_matrix *m = rd->m;
-	rs_cell *c = &m->cells[i];
+	dxb_rs_matrix *m = rd->m;
+	dxb_rs_cell *c = &m->cells[i];
 	char status[32] = "";
-	for (size_t j = 0; j < m->ndims && j < RS_MAX_DIMS; j++)
+	for (size_t j = 0; j < m->ndims && j < DXB_RS_MAX_DIMS; j++)
 		if (keep_dim(rd->k, member(v, rd->end, m->dims[j].key), rd->end, &c->dim[j]) < 0)
 			return dx__fail_nomem(rd->err);
 	get_string(member(v, rd->end, "status"), rd->end, status, sizeof status);
-	c->status = RS_FAILED;
-	for (int s = RS_OK; s <= RS_SKIPPED; s++)
-		if (strcmp(status, rs_status_name(s)) == 0)
+	c->status = DXB_RS_FAILED;
+	for (int s = DXB_RS_OK; s <= DXB_RS_SKIPPED; s++)
+		if (strcmp(status, dxb_rs_status_name(s)) == 0)
 			c->status = s;
 	if (get_string(member(v, rd->end, "reason"), rd->end, c->reason, sizeof c->reason) < 0)
 		c->reason[0] = '\0';
 	if (get_number(member(v, rd->end, "projected_bytes"), &c->projected) < 0)
 		c->projected = 0;
-	if (c->status != RS_OK)
+	if (c->status != DXB_RS_OK)
 		return 0;
 	long n = each_element(member(v, rd->end, "repetitions"), rd->end, NULL, NULL);
 	c->nreps = (size_t)n;
 	rd->reps += c->nreps;
 	/* Counted as they come, so that what is refused is never read whole. */
-	if (rd->reps > RS_MAX_REPETITIONS)
+	if (rd->reps > DXB_RS_MAX_REPETITIONS)
 		return dx__fail(rd->err, DX_EFORMAT, 0, rd->path, "report has more than %d repetitions",
-		                RS_MAX_REPETITIONS);
+		                DXB_RS_MAX_REPETITIONS);
 	return 0;
 }
 
 static int read_figures(void *ctx, size_t i, const char *v)
 {
 	reader *rd = ctx;
-	rs_cell *c = &rd->m->cells[i];
-	if (c->status != RS_OK || !c->nreps)
+	dxb_rs_cell *c = &rd->m->cells[i];
+	if (c->status != DXB_RS_OK || !c->nreps)
 		return 0;
 	c->rep = rd->k->reps + rd->reps * rd->m->nmetrics;
 	rd->reps += c->nreps;
@@ -658,7 +657,7 @@ static int read_figures(void *ctx, size_t i, const char *v)
 	return (int)each_element(member(v, rd->end, "repetitions"), rd->end, read_repetition, rd);
 }
 
-int rs_read_report(rs_matrix *m, const char *path, dx_err *err)
+int dxb_rs_read_report(dxb_rs_matrix *m, const char *path, dx_err *err)
 {
 	dx_buf text = { 0 };
 	const char *doc, *cells;
@@ -701,7 +700,7 @@ out:
 	return rc;
 }
 
-int rs_json_get(const char *obj, const char *key, char *buf, size_t bufsz)
+int dxb_rs_json_get(const char *obj, const char *key, char *buf, size_t bufsz)
 {
 	const char *end = obj ? obj + strlen(obj) : NULL;
 	const char *v = member(obj, end, key);
@@ -717,7 +716,7 @@ int rs_json_get(const char *obj, const char *key, char *buf, size_t bufsz)
 	return 0;
 }
 
-void rs_free_report(rs_matrix *m)
+void dxb_rs_free_report(dxb_rs_matrix *m)
 {
 	kept *k = m->loaded;
 	/* Measured cells own their repetitions; read ones share k's block. */

@@ -13,24 +13,24 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "docdex.h"
+#include "dxbench.h"
 
 /* Pinning modes, what pin-test's --pin names: batch buffers in ordinary
  * memory, or locked; the corpus made resident (populate) or locked; batches
  * copied to the GPU from ordinary (pageable) or page-locked memory. */
 enum {
-	PIN_NONE = 0, PIN_BUFFERS, PIN_POPULATE, PIN_CORPUS, PIN_CUDA_PAGEABLE, PIN_CUDA,
-	PIN_LAST = PIN_CUDA
+	DXB_PIN_NONE = 0, DXB_PIN_BUFFERS, DXB_PIN_POPULATE, DXB_PIN_CORPUS, DXB_PIN_CUDA_PAGEABLE, DXB_PIN_CUDA,
+	DXB_PIN_LAST = DXB_PIN_CUDA
 };
 
 /* "none", "buffers", "populate", "corpus", "cuda-pageable", "cuda"; and
  * back (-1 when it is none of them). */
-const char *pin_name(int pin);
-int pin_parse(const char *s);
+const char *dxb_pin_name(int pin);
+int dxb_pin_parse(const char *s);
 
-typedef struct batchbuf {
+typedef struct dxb_batchbuf {
 	int pin;                  /* PIN_* */
-	dx_cuda *cu;              /* the CUDA modes: this thread's handle */
+	dxb_cuda *cu;              /* the CUDA modes: this thread's handle */
 	char *data;
 	size_t len, cap;
 	void *dev;                /* the CUDA modes: the device copy */
@@ -38,14 +38,14 @@ typedef struct batchbuf {
 	double pin_s;             /* spent allocating and pinning memory */
 	double copy_s;            /* spent copying to the device */
 	uint64_t copied;          /* bytes copied to the device */
-} batchbuf;
+} dxb_batchbuf;
 
 /* Opens CUDA for the CUDA modes, and reserves hint bytes.  Returns 0 or a
  * DX_E* code (DX_ELIMIT when the memory-lock limit refuses). */
-int batchbuf_open(batchbuf *b, int pin, size_t hint, dx_err *err);
-int batchbuf_add(batchbuf *b, const void *p, size_t n, dx_err *err);
+int dxb_batchbuf_open(dxb_batchbuf *b, int pin, size_t hint, dx_err *err);
+int dxb_batchbuf_add(dxb_batchbuf *b, const void *p, size_t n, dx_err *err);
 /* The CUDA modes: copies the batch to the device and waits for it. */
-int batchbuf_to_device(batchbuf *b, dx_err *err);
-void batchbuf_close(batchbuf *b);
+int dxb_batchbuf_to_device(dxb_batchbuf *b, dx_err *err);
+void dxb_batchbuf_close(dxb_batchbuf *b);
 
 #endif

@@ -9,17 +9,17 @@
 
 #include <stdint.h>
 
-#include "docdex.h"
+#include "dxbench.h"
 
-enum { WL_TRIPLES = 1, WL_RANDOM, WL_SCAN };
+enum { DXB_WL_TRIPLES = 1, DXB_WL_RANDOM, DXB_WL_SCAN };
 
 /* Batch latencies in a log-linear histogram of nanoseconds: exact below
  * 16 ns, then 16 buckets per power of two (within 6.25%). */
 enum { HIST_BUCKETS = 1024 };
 
-typedef struct workload_opts {
+typedef struct dxb_workload_opts {
 	const char *corpus;       /* the corpus or its index */
-	int strategy;             /* DX_LOAD_* */
+	int strategy;             /* DXB_LOAD_* */
 	int kind;                 /* WL_* */
 	unsigned batch;           /* samples per batch */
 	unsigned negatives;       /* triples: negatives per sample */
@@ -32,12 +32,15 @@ typedef struct workload_opts {
 	uint64_t samples;         /* samples to measure in each process */
 	int pin;                  /* PIN_* (batchbuf.h): what memory batches are
 	                             assembled in, and whether the corpus is
-	                             locked; PIN_NONE for bench */
+	                             locked; DXB_PIN_NONE for bench */
 	size_t batch_hint;        /* bytes to reserve for a batch (0: grow) */
-} workload_opts;
+	int (*stop)(void);        /* asked in the parent while it waits on the
+	                             workers: nonzero (an interrupt) stops them
+	                             all; NULL: never */
+} dxb_workload_opts;
 
 /* What a worker measured, sent to the parent through a pipe. */
-typedef struct worker_result {
+typedef struct dxb_worker_result {
 	int ok;
 	int code;                 /* the DX_E* code of the failure, or 0 */
 	char msg[512];            /* why it failed, when !ok */
@@ -52,31 +55,31 @@ typedef struct worker_result {
 	uint64_t copied;          /* bytes copied to the device */
 	uint64_t minor_faults, major_faults; /* over the process's life */
 	uint64_t hist[HIST_BUCKETS];
-} worker_result;
+} dxb_worker_result;
 
 /* How a worker tells its parent where it stands. */
-typedef struct workload_hooks {
+typedef struct dxb_workload_hooks {
 	/* Set up: returns once every worker is ready and the measurement
 	 * starts, or non-zero to give up. */
 	int (*ready)(void *ctx);
 	/* Measured (or failed), with every handle and copy still held, so
 	 * that the parent can read the process's memory before it returns. */
-	void (*done)(void *ctx, const worker_result *r);
+	void (*done)(void *ctx, const dxb_worker_result *r);
 	void *ctx;
-} workload_hooks;
+} dxb_workload_hooks;
 
 /*
  * Runs the workload as worker `rank` of `world` processes: sets up, calls
  * ready, warms up, measures and calls done.  Fills r (r->ok = 0 and r->msg
  * on failure).  t0 is when the process started, for the set-up time.
  */
-void workload_run(const workload_opts *o, unsigned rank, unsigned world, double t0,
-                  const workload_hooks *hooks, worker_result *r);
+void dxb_workload_run(const dxb_workload_opts *o, unsigned rank, unsigned world, double t0,
+                  const dxb_workload_hooks *hooks, dxb_worker_result *r);
 
 /* The value at fraction q (0..1) of a histogram's count, in seconds. */
-double hist_quantile(const uint64_t *hist, double q);
+double dxb_hist_quantile(const uint64_t *hist, double q);
 
 /* Samples in a batch: the documents each sample reads. */
-unsigned workload_docs_per_sample(const workload_opts *o);
+unsigned dxb_workload_docs_per_sample(const dxb_workload_opts *o);
 
 #endif

@@ -16,35 +16,17 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "docdex.h"
+#include "dxbench.h"
 #include "err.h"
 
-double dx_now(void)
+double dxb_now(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-const char *dx_format_bytes(uint64_t n, char *buf, size_t bufsz)
-{
-	static const char *const units[] = { "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
-	if (n < 1024) {
-		snprintf(buf, bufsz, "%llu B", (unsigned long long)n);
-		return buf;
-	}
-	double v = (double)n / 1024;
-	size_t u = 0;
-	/* 1023.95 and above would print as "1024.0": go to the next unit. */
-	while (v >= 1023.95 && u + 1 < sizeof units / sizeof *units) {
-		v /= 1024;
-		u++;
-	}
-	snprintf(buf, bufsz, "%.1f %s", v, units[u]);
-	return buf;
-}
-
-void dx_page_faults(uint64_t *minor, uint64_t *major)
+void dxb_page_faults(uint64_t *minor, uint64_t *major)
 {
 	struct rusage ru;
 	if (getrusage(RUSAGE_SELF, &ru) < 0)
@@ -56,7 +38,7 @@ void dx_page_faults(uint64_t *minor, uint64_t *major)
 /* Adds the "Key:   123 kB" lines of an smaps file into m.  smaps_rollup
  * has one set of them; smaps (kernels before 4.14) one per mapping, which
  * add up to the same figures. */
-static void add_smaps(FILE *f, dx_mem_usage *m)
+static void add_smaps(FILE *f, dxb_mem_usage *m)
 {
 	char line[256];
 	while (fgets(line, sizeof line, f)) {
@@ -78,7 +60,7 @@ static void add_smaps(FILE *f, dx_mem_usage *m)
 	}
 }
 
-int dx_mem_usage_of(int pid, dx_mem_usage *m, dx_err *err)
+int dxb_mem_usage_of(int pid, dxb_mem_usage *m, dx_err *err)
 {
 	char path[64];
 	memset(m, 0, sizeof *m);
@@ -95,13 +77,13 @@ int dx_mem_usage_of(int pid, dx_mem_usage *m, dx_err *err)
 	return 0;
 }
 
-void dx_meminfo_read(dx_meminfo *m)
+void dxb_meminfo_read(dxb_meminfo *m)
 {
 	static const struct { const char *name; size_t off; } fields[] = {
-		{ "MemTotal:", offsetof(dx_meminfo, total) },
-		{ "MemAvailable:", offsetof(dx_meminfo, available) },
-		{ "Mlocked:", offsetof(dx_meminfo, mlocked) },
-		{ "Shmem:", offsetof(dx_meminfo, shmem) },
+		{ "MemTotal:", offsetof(dxb_meminfo, total) },
+		{ "MemAvailable:", offsetof(dxb_meminfo, available) },
+		{ "Mlocked:", offsetof(dxb_meminfo, mlocked) },
+		{ "Shmem:", offsetof(dxb_meminfo, shmem) },
 	};
 	FILE *f = fopen("/proc/meminfo", "re");
 	char line[256];
@@ -119,7 +101,7 @@ void dx_meminfo_read(dx_meminfo *m)
 	fclose(f);
 }
 
-static void read_cpu_model(dx_machine *m)
+static void read_cpu_model(dxb_machine *m)
 {
 	FILE *f = fopen("/proc/cpuinfo", "re");
 	char line[512];
@@ -139,7 +121,7 @@ static void read_cpu_model(dx_machine *m)
 
 /* The setting in brackets of /sys/kernel/mm/transparent_hugepage/enabled,
  * "always [madvise] never". */
-static void read_thp(dx_machine *m)
+static void read_thp(dxb_machine *m)
 {
 	FILE *f = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "re");
 	char line[128], *open, *close;
@@ -153,7 +135,7 @@ static void read_thp(dx_machine *m)
 }
 
 /* Nodes in /sys/devices/system/node/online, as "0" or "0-1,3". */
-static void read_numa(dx_machine *m)
+static void read_numa(dxb_machine *m)
 {
 	FILE *f = fopen("/sys/devices/system/node/online", "re");
 	char line[256];
@@ -173,21 +155,21 @@ static void read_numa(dx_machine *m)
 	fclose(f);
 }
 
-void dx_machine_info(dx_machine *m)
+void dxb_machine_info(dxb_machine *m)
 {
 	struct statvfs sv;
 	struct utsname u;
 	memset(m, 0, sizeof *m);
 	long n = sysconf(_SC_NPROCESSORS_ONLN);
 	m->cores = n > 0 ? (unsigned)n : 0;
-	dx_meminfo mi;
-	dx_meminfo_read(&mi);
+	dxb_meminfo mi;
+	dxb_meminfo_read(&mi);
 	m->mem_total = mi.total;
 	m->mem_available = mi.available;
 	read_cpu_model(m);
 	read_thp(m);
 	read_numa(m);
-	m->memlock_limit = dx_memlock_limit();
+	m->memlock_limit = dxb_memlock_limit();
 	if (statvfs("/dev/shm", &sv) == 0) {
 		m->shm_size = (uint64_t)sv.f_blocks * sv.f_frsize;
 		m->shm_free = (uint64_t)sv.f_bavail * sv.f_frsize;
@@ -221,7 +203,7 @@ static const struct { unsigned long magic; const char *name; } filesystems[] = {
 	{ 0x0BD00BD0, "lustre" },
 };
 
-void dx_fs_type(const char *path, char *out, size_t outsz)
+void dxb_fs_type(const char *path, char *out, size_t outsz)
 {
 	struct statfs st;
 	if (statfs(path, &st) < 0) {

@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <yaml.h>
 
+#include "dxbench.h"
 #include "buf.h"
 #include "err.h"
 #include "strtab.h"
@@ -20,8 +21,8 @@
  * at once instead of read until memory runs out. */
 enum { CONFIG_MAX = 1 << 20 };
 
-struct dx_config {
-	dx_config_item *items;
+struct dxb_config {
+	dxb_config_item *items;
 	size_t n, cap;
 };
 
@@ -32,7 +33,7 @@ struct loader {
 	yaml_parser_t parser;
 	yaml_event_t ev;
 	int have_ev;
-	dx_config *c;
+	dxb_config *c;
 	dx_strtab keys;   /* finds a repeated key without a quadratic scan */
 	dx_buf list;      /* a sequence's items, joined */
 };
@@ -122,7 +123,7 @@ static char *copy(const void *p, size_t n)
 }
 
 /* The value of key, the current event being its first. */
-static int value(struct loader *l, dx_config_item *it)
+static int value(struct loader *l, dxb_config_item *it)
 {
 	const char *key = it->key;
 	switch (l->ev.type) {
@@ -173,18 +174,18 @@ static int member(struct loader *l)
 		return fail_at(l, ev_line(l), NULL, "a key must be a scalar");
 	if (has_nul(&l->ev))
 		return fail_at(l, ev_line(l), NULL, "a key must not contain a NUL character");
-	dx_config *c = l->c;
+	dxb_config *c = l->c;
 	if (c->n == c->cap) {
 		size_t cap = c->cap ? c->cap * 2 : 16;
-		dx_config_item *items = realloc(c->items, cap * sizeof *items);
+		dxb_config_item *items = realloc(c->items, cap * sizeof *items);
 		if (!items)
 			return dx__fail_nomem(l->err);
 		c->items = items;
 		c->cap = cap;
 	}
-	/* Counted at once, so that dx_config_free releases the key whatever
+	/* Counted at once, so that dxb_config_free releases the key whatever
 	 * happens to its value. */
-	dx_config_item *it = &c->items[c->n++];
+	dxb_config_item *it = &c->items[c->n++];
 	memset(it, 0, sizeof *it);
 	it->key = copy(l->ev.data.scalar.value, l->ev.data.scalar.length);
 	if (!it->key)
@@ -274,7 +275,7 @@ static int parse(struct loader *l)
 	return 0;
 }
 
-dx_config *dx_config_load(const char *path, dx_err *err)
+dxb_config *dxb_config_load(const char *path, dx_err *err)
 {
 	dx_buf text = { 0 };
 	struct loader l = { .path = path, .text = &text, .err = err };
@@ -302,23 +303,23 @@ out:
 	dx__buf_free(&l.list);
 	dx__buf_free(&text);
 	if (r < 0) {
-		dx_config_free(l.c);
+		dxb_config_free(l.c);
 		return NULL;
 	}
 	return l.c;
 }
 
-size_t dx_config_count(const dx_config *c)
+size_t dxb_config_count(const dxb_config *c)
 {
 	return c ? c->n : 0;
 }
 
-const dx_config_item *dx_config_item_at(const dx_config *c, size_t i)
+const dxb_config_item *dxb_config_item_at(const dxb_config *c, size_t i)
 {
 	return c && i < c->n ? &c->items[i] : NULL;
 }
 
-void dx_config_free(dx_config *c)
+void dxb_config_free(dxb_config *c)
 {
 	if (!c)
 		return;

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "dxbench.h"
 #include "buf.h"
 #include "corpus.h"
 #include "err.h"
@@ -21,36 +22,36 @@
 #include "scan.h"
 
 static const char *const names[] = {
-	[DX_LOAD_MEMORY] = "memory", [DX_LOAD_STDIO] = "stdio", [DX_LOAD_PREAD] = "pread",
-	[DX_LOAD_MMAP] = "mmap",     [DX_LOAD_GZIP] = "gzip",   [DX_LOAD_BGZF] = "bgzf",
+	[DXB_LOAD_MEMORY] = "memory", [DXB_LOAD_STDIO] = "stdio", [DXB_LOAD_PREAD] = "pread",
+	[DXB_LOAD_MMAP] = "mmap",     [DXB_LOAD_GZIP] = "gzip",   [DXB_LOAD_BGZF] = "bgzf",
 };
 
-const char *dx_loader_name(int strategy)
+const char *dxb_loader_name(int strategy)
 {
-	return strategy >= DX_LOAD_MEMORY && strategy <= DX_LOAD_LAST ? names[strategy] : "?";
+	return strategy >= DXB_LOAD_MEMORY && strategy <= DXB_LOAD_LAST ? names[strategy] : "?";
 }
 
-int dx_loader_parse(const char *name)
+int dxb_loader_parse(const char *name)
 {
-	for (int s = DX_LOAD_MEMORY; s <= DX_LOAD_LAST; s++)
+	for (int s = DXB_LOAD_MEMORY; s <= DXB_LOAD_LAST; s++)
 		if (strcmp(names[s], name) == 0)
 			return s;
 	return -1;
 }
 
-int dx_loader_applies(int strategy, dx_corpus *c, const char **why)
+int dxb_loader_applies(int strategy, dx_corpus *c, const char **why)
 {
 	static const int needs[] = {
-		[DX_LOAD_STDIO] = DX_SOURCE_PLAIN, [DX_LOAD_PREAD] = DX_SOURCE_PLAIN,
-		[DX_LOAD_MMAP] = DX_SOURCE_PLAIN,  [DX_LOAD_GZIP] = DX_SOURCE_GZIP,
-		[DX_LOAD_BGZF] = DX_SOURCE_BGZF,
+		[DXB_LOAD_STDIO] = DX_SOURCE_PLAIN, [DXB_LOAD_PREAD] = DX_SOURCE_PLAIN,
+		[DXB_LOAD_MMAP] = DX_SOURCE_PLAIN,  [DXB_LOAD_GZIP] = DX_SOURCE_GZIP,
+		[DXB_LOAD_BGZF] = DX_SOURCE_BGZF,
 	};
 	static const char *const need_words[] = {
 		[DX_SOURCE_PLAIN] = "needs an uncompressed corpus",
 		[DX_SOURCE_GZIP] = "needs a gzip corpus (not BGZF)",
 		[DX_SOURCE_BGZF] = "needs a BGZF corpus",
 	};
-	if (strategy == DX_LOAD_MEMORY)
+	if (strategy == DXB_LOAD_MEMORY)
 		return 1;
 	dx_index *ix = dx_corpus_index(c);
 	dx_index_info info;
@@ -144,7 +145,7 @@ static int idmap_add(idmap *m, const char *id, size_t len, const entry *val, dx_
 	return 0;
 }
 
-struct dx_loader {
+struct dxb_loader {
 	int strategy;
 	dx_corpus *c;
 	dx_index *ix;
@@ -176,7 +177,7 @@ static int memory_record(void *ctx, const dx_scan_item *it, dx_err *err)
 
 /* Reads every source file into the heap and builds the table, as the
  * study's in-memory loader does on start. */
-static int memory_load(dx_loader *l, dx_err *err)
+static int memory_load(dxb_loader *l, dx_err *err)
 {
 	dx_index_info info;
 	dx_index_get_info(l->ix, &info);
@@ -202,7 +203,7 @@ static int memory_load(dx_loader *l, dx_err *err)
 
 /* The offsets table of TREC-DL's loader, built from the index: every id
  * with its file and offset, in the process's own memory. */
-static int stdio_load(dx_loader *l, dx_err *err)
+static int stdio_load(dxb_loader *l, dx_err *err)
 {
 	uint64_t n = dx_corpus_count(l->c);
 	int rc = idmap_size(l->map, n, err);
@@ -232,7 +233,7 @@ static int stdio_load(dx_loader *l, dx_err *err)
 	return 0;
 }
 
-static int pread_open(dx_loader *l, dx_err *err)
+static int pread_open(dxb_loader *l, dx_err *err)
 {
 	l->fds = malloc(l->nsrc * sizeof *l->fds);
 	if (!l->fds)
@@ -247,18 +248,18 @@ static int pread_open(dx_loader *l, dx_err *err)
 	return 0;
 }
 
-dx_loader *dx_loader_open(int strategy, dx_corpus *c, const dx_loader *share, dx_err *err)
+dxb_loader *dxb_loader_open(int strategy, dx_corpus *c, const dxb_loader *share, dx_err *err)
 {
 	const char *why;
-	if (strategy < DX_LOAD_MEMORY || strategy > DX_LOAD_LAST) {
+	if (strategy < DXB_LOAD_MEMORY || strategy > DXB_LOAD_LAST) {
 		dx__fail(err, DX_EINVAL, 0, "", "unknown loading strategy");
 		return NULL;
 	}
-	if (!dx_loader_applies(strategy, c, &why)) {
-		dx__fail(err, DX_EINVAL, 0, dx_loader_name(strategy), "%s", why);
+	if (!dxb_loader_applies(strategy, c, &why)) {
+		dx__fail(err, DX_EINVAL, 0, dxb_loader_name(strategy), "%s", why);
 		return NULL;
 	}
-	dx_loader *l = calloc(1, sizeof *l);
+	dxb_loader *l = calloc(1, sizeof *l);
 	if (!l) {
 		dx__fail_nomem(err);
 		return NULL;
@@ -270,29 +271,29 @@ dx_loader *dx_loader_open(int strategy, dx_corpus *c, const dx_loader *share, dx
 	dx_index_get_info(l->ix, &info);
 	l->nsrc = info.sources;
 	int rc = 0;
-	if (strategy == DX_LOAD_MEMORY && share && share->strategy == DX_LOAD_MEMORY) {
+	if (strategy == DXB_LOAD_MEMORY && share && share->strategy == DXB_LOAD_MEMORY) {
 		l->map = share->map;
-	} else if (strategy == DX_LOAD_MEMORY || strategy == DX_LOAD_STDIO) {
+	} else if (strategy == DXB_LOAD_MEMORY || strategy == DXB_LOAD_STDIO) {
 		l->owns_map = 1;
 		if (!(l->map = calloc(1, sizeof *l->map)))
 			rc = dx__fail_nomem(err);
-		else if (strategy == DX_LOAD_MEMORY)
+		else if (strategy == DXB_LOAD_MEMORY)
 			rc = memory_load(l, err);
 		else
 			rc = stdio_load(l, err);
 		l->line_format = info.format != DX_FMT_TREC;
-	} else if (strategy == DX_LOAD_PREAD) {
+	} else if (strategy == DXB_LOAD_PREAD) {
 		rc = pread_open(l, err);
 	}
 	if (rc < 0) {
-		dx_loader_close(l);
+		dxb_loader_close(l);
 		return NULL;
 	}
 	return l;
 }
 
 /* The id a trainer would hold for record pos, looked up in the table. */
-static int lookup(dx_loader *l, uint64_t pos, const entry **e, dx_err *err)
+static int lookup(dxb_loader *l, uint64_t pos, const entry **e, dx_err *err)
 {
 	const char *id;
 	size_t len;
@@ -304,7 +305,7 @@ static int lookup(dx_loader *l, uint64_t pos, const entry **e, dx_err *err)
 }
 
 /* Makes room for the batch's offsets into the arena. */
-static int arena_begin(dx_loader *l, size_t n, dx_err *err)
+static int arena_begin(dxb_loader *l, size_t n, dx_err *err)
 {
 	if (n > l->arena_n) {
 		size_t *p = realloc(l->arena_off, n * sizeof *p);
@@ -318,13 +319,13 @@ static int arena_begin(dx_loader *l, size_t n, dx_err *err)
 }
 
 /* Points each record at its bytes once the arena stopped moving. */
-static void arena_end(dx_loader *l, size_t n, dx_record *recs)
+static void arena_end(dxb_loader *l, size_t n, dx_record *recs)
 {
 	for (size_t i = 0; i < n; i++)
 		recs[i].data = l->arena.p + l->arena_off[i];
 }
 
-static int stdio_read(dx_loader *l, const entry *e, dx_err *err)
+static int stdio_read(dxb_loader *l, const entry *e, dx_err *err)
 {
 	FILE *f = l->files[e->file];
 	const char *path = dx__corpus_source_path(l->c, e->file);
@@ -351,7 +352,7 @@ static int stdio_read(dx_loader *l, const entry *e, dx_err *err)
 	return 0;
 }
 
-static int pread_read(dx_loader *l, uint32_t file, uint64_t off, uint64_t len, dx_err *err)
+static int pread_read(dxb_loader *l, uint32_t file, uint64_t off, uint64_t len, dx_err *err)
 {
 	const char *path = dx__corpus_source_path(l->c, file);
 	if (len > SIZE_MAX / 2 || dx__buf_reserve(&l->arena, (size_t)len) < 0)
@@ -371,12 +372,12 @@ static int pread_read(dx_loader *l, uint32_t file, uint64_t off, uint64_t len, d
 	return 0;
 }
 
-int dx_loader_get(dx_loader *l, const uint64_t *pos, size_t n, dx_record *recs, dx_err *err)
+int dxb_loader_get(dxb_loader *l, const uint64_t *pos, size_t n, dx_record *recs, dx_err *err)
 {
 	int rc;
-	if (l->strategy == DX_LOAD_MMAP || l->strategy == DX_LOAD_GZIP || l->strategy == DX_LOAD_BGZF)
+	if (l->strategy == DXB_LOAD_MMAP || l->strategy == DXB_LOAD_GZIP || l->strategy == DXB_LOAD_BGZF)
 		return dx_corpus_records(l->c, pos, n, recs, err);
-	if (l->strategy == DX_LOAD_MEMORY) {
+	if (l->strategy == DXB_LOAD_MEMORY) {
 		for (size_t i = 0; i < n; i++) {
 			const entry *e;
 			if ((rc = lookup(l, pos[i], &e, err)) < 0)
@@ -390,7 +391,7 @@ int dx_loader_get(dx_loader *l, const uint64_t *pos, size_t n, dx_record *recs, 
 		return rc;
 	for (size_t i = 0; i < n; i++) {
 		l->arena_off[i] = l->arena.len;
-		if (l->strategy == DX_LOAD_STDIO) {
+		if (l->strategy == DXB_LOAD_STDIO) {
 			const entry *e;
 			if ((rc = lookup(l, pos[i], &e, err)) < 0 || (rc = stdio_read(l, e, err)) < 0)
 				return rc;
@@ -409,7 +410,7 @@ int dx_loader_get(dx_loader *l, const uint64_t *pos, size_t n, dx_record *recs, 
 }
 
 
-void dx_loader_close(dx_loader *l)
+void dxb_loader_close(dxb_loader *l)
 {
 	if (!l)
 		return;

@@ -1,7 +1,7 @@
 /*
  * workers.c: forked benchmark workers and their parent.  Each worker
  * talks to the parent through two pipes: on `res` it sends 'R' once set
- * up, then 'D' and its worker_result; on `ctl` the parent sends 'G' to
+ * up, then 'D' and its dxb_worker_result; on `ctl` the parent sends 'G' to
  * start, and closes it to let the worker exit, after reading the memory
  * of every worker.  A worker dies with its parent (PR_SET_PDEATHSIG), so
  * an interrupted or killed benchmark leaves no process behind.
@@ -17,9 +17,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cli.h"
 #include "fileutil.h"
-#include "workers.h"
+#include "dxbench.h"
 
 typedef struct child {
 	pid_t pid;
@@ -57,7 +56,7 @@ static int child_ready(void *ctx)
 
 /* In the worker: sends the result, and stays alive, memory and all, until
  * the parent has read it and closes the pipe. */
-static void child_done(void *ctx, const worker_result *r)
+static void child_done(void *ctx, const dxb_worker_result *r)
 {
 	struct child_pipes *s = ctx;
 	char c;
@@ -67,7 +66,7 @@ static void child_done(void *ctx, const worker_result *r)
 		;
 }
 
-/* In the worker: the signals that stop the parent cleanly (cli_catch_signals
+/* In the worker: the signals that stop the parent cleanly (the command
  * catches them all with SIGINT's handler) end the worker at once, the
  * parent removing what there is to remove. */
 static void default_signals(void)
@@ -83,19 +82,19 @@ static void default_signals(void)
 }
 
 static void __attribute__((noreturn))
-child_main(const workload_opts *o, unsigned i, unsigned n, int res, int ctl, pid_t parent)
+child_main(const dxb_workload_opts *o, unsigned i, unsigned n, int res, int ctl, pid_t parent)
 {
-	double t0 = dx_now();
+	double t0 = dxb_now();
 	struct child_pipes s = { res, ctl };
-	workload_hooks hooks = { child_ready, child_done, &s };
+	dxb_workload_hooks hooks = { child_ready, child_done, &s };
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (getppid() != parent)
 		_exit(1);
 	default_signals();
-	worker_result *r = malloc(sizeof *r);
+	dxb_worker_result *r = malloc(sizeof *r);
 	if (!r)
 		_exit(1);
-	workload_run(o, i, n, t0, &hooks, r);
+	dxb_workload_run(o, i, n, t0, &hooks, r);
 	free(r);                  /* for valgrind, which checks workers too */
 	_exit(0);
 }
@@ -120,19 +119,25 @@ static void sys_why(char *why, size_t whysz, unsigned i, const char *call, int e
 {
 	dx_err err = { .sys = e };
 	snprintf(err.what, sizeof err.what, "cannot start worker %u: %s", i, call);
-	cli_describe(&err, why, whysz);
+	dx_describe(&err, why, whysz);
+}
+
+/* Whether the caller asks to stop (an interrupt). */
+static int stopped(const dxb_workload_opts *o)
+{
+	return o->stop && o->stop();
 }
 
 /* Waits until every worker has sent `want` ('R' or 'D'), reading its
  * result after a 'D'.  A worker that sends 'D' early failed to set up. */
-static int wait_for(child *ch, unsigned n, char want, workers_result *res, char *why,
-                    size_t whysz)
+static int wait_for(const dxb_workload_opts *o, child *ch, unsigned n, char want,
+                    dxb_workers_result *res, char *why, size_t whysz)
 {
 	struct pollfd *pf = calloc(n, sizeof *pf);
-	int rc = WORKERS_OK;
+	int rc = DXB_WORKERS_OK;
 	if (!pf) {
 		snprintf(why, whysz, "out of memory");
-		return WORKERS_FAILED;
+		return DXB_WORKERS_FAILED;
 	}
 	for (;;) {
 		unsigned waiting = 0;
@@ -143,25 +148,25 @@ static int wait_for(child *ch, unsigned n, char want, workers_result *res, char 
 		}
 		if (!waiting)
 			break;
-		if (cli_interrupted()) {
-			rc = WORKERS_INTERRUPTED;
+		if (stopped(o)) {
+			rc = DXB_WORKERS_INTERRUPTED;
 			break;
 		}
 		if (poll(pf, n, 100) < 0 && errno != EINTR) {
 			dx_err err = { .sys = errno };
 			snprintf(err.what, sizeof err.what, "poll");
-			cli_describe(&err, why, whysz);
-			rc = WORKERS_FAILED;
+			dx_describe(&err, why, whysz);
+			rc = DXB_WORKERS_FAILED;
 			break;
 		}
-		for (unsigned i = 0; i < n && rc == WORKERS_OK; i++) {
+		for (unsigned i = 0; i < n && rc == DXB_WORKERS_OK; i++) {
 			char tag;
 			if (!(pf[i].revents & (POLLIN | POLLHUP | POLLERR)))
 				continue;
 			if (read_all(ch[i].res, &tag, 1) < 0 ||
 			    (tag == 'D' && read_all(ch[i].res, &res->w[i], sizeof res->w[i]) < 0)) {
 				snprintf(why, whysz, "worker %u died", i);
-				rc = WORKERS_FAILED;
+				rc = DXB_WORKERS_FAILED;
 			} else if (tag == 'R') {
 				ch[i].ready = 1;
 			} else {
@@ -169,11 +174,11 @@ static int wait_for(child *ch, unsigned n, char want, workers_result *res, char 
 				if (!res->w[i].ok) {
 					snprintf(why, whysz, "worker %u: %s", i, res->w[i].msg);
 					res->code = res->w[i].code;
-					rc = WORKERS_FAILED;
+					rc = DXB_WORKERS_FAILED;
 				}
 			}
 		}
-		if (rc != WORKERS_OK)
+		if (rc != DXB_WORKERS_OK)
 			break;
 	}
 	free(pf);
@@ -184,31 +189,31 @@ static int wait_for(child *ch, unsigned n, char want, workers_result *res, char 
  * SIGKILL) or exiting with an error fails the run.  A worker that does
  * not end (stuck in a read of a failing disk) is waited for until an
  * interrupt, after which stop_all kills it. */
-static int reap(child *ch, unsigned n, char *why, size_t whysz)
+static int reap(const dxb_workload_opts *o, child *ch, unsigned n, char *why, size_t whysz)
 {
-	int rc = WORKERS_OK;
+	int rc = DXB_WORKERS_OK;
 	for (unsigned i = 0; i < n; i++) {
 		int st = 0;
 		while (waitpid(ch[i].pid, &st, 0) < 0 && errno == EINTR)
-			if (cli_interrupted())
-				return WORKERS_INTERRUPTED;
+			if (stopped(o))
+				return DXB_WORKERS_INTERRUPTED;
 		ch[i].pid = 0;
-		if (rc == WORKERS_OK && WIFSIGNALED(st)) {
+		if (rc == DXB_WORKERS_OK && WIFSIGNALED(st)) {
 			snprintf(why, whysz, "worker %u killed by signal %d%s", i, WTERMSIG(st),
 			         WTERMSIG(st) == SIGKILL ? " (out of memory?)" : "");
-			rc = WORKERS_FAILED;
-		} else if (rc == WORKERS_OK && WEXITSTATUS(st) != 0) {
+			rc = DXB_WORKERS_FAILED;
+		} else if (rc == DXB_WORKERS_OK && WEXITSTATUS(st) != 0) {
 			snprintf(why, whysz, "worker %u exited with status %d", i, WEXITSTATUS(st));
-			rc = WORKERS_FAILED;
+			rc = DXB_WORKERS_FAILED;
 		}
 	}
 	return rc;
 }
 
-int workers_run(const workload_opts *o, unsigned n, workers_result *res, char *why, size_t whysz)
+int dxb_workers_run(const dxb_workload_opts *o, unsigned n, dxb_workers_result *res, char *why, size_t whysz)
 {
 	child *ch = calloc(n, sizeof *ch);
-	int rc = WORKERS_OK;
+	int rc = DXB_WORKERS_OK;
 	pid_t parent = getpid();
 	memset(res, 0, sizeof *res);
 	res->n = n;
@@ -217,7 +222,7 @@ int workers_run(const workload_opts *o, unsigned n, workers_result *res, char *w
 	why[0] = '\0';
 	if (!ch || !res->w || !res->mem) {
 		snprintf(why, whysz, "out of memory");
-		rc = WORKERS_FAILED;
+		rc = DXB_WORKERS_FAILED;
 		goto out;
 	}
 	/* Every worker has no pipes until it is started: the clean-up after
@@ -228,20 +233,20 @@ int workers_run(const workload_opts *o, unsigned n, workers_result *res, char *w
 	fflush(NULL);
 	for (unsigned i = 0; i < n; i++) {
 		int rp[2], cp[2];
-		if (cli_interrupted()) {
-			rc = WORKERS_INTERRUPTED;
+		if (stopped(o)) {
+			rc = DXB_WORKERS_INTERRUPTED;
 			goto out;
 		}
 		if (pipe2(rp, O_CLOEXEC) < 0) {
 			sys_why(why, whysz, i, "pipe", errno);
-			rc = WORKERS_FAILED;
+			rc = DXB_WORKERS_FAILED;
 			goto out;
 		}
 		if (pipe2(cp, O_CLOEXEC) < 0) {
 			sys_why(why, whysz, i, "pipe", errno);
 			close(rp[0]);
 			close(rp[1]);
-			rc = WORKERS_FAILED;
+			rc = DXB_WORKERS_FAILED;
 			goto out;
 		}
 		pid_t pid = fork();
@@ -262,35 +267,35 @@ int workers_run(const workload_opts *o, unsigned n, workers_result *res, char *w
 		ch[i].ctl = cp[1];
 		if (pid < 0) {
 			sys_why(why, whysz, i, "fork", errno);
-			rc = WORKERS_FAILED;
+			rc = DXB_WORKERS_FAILED;
 			goto out;
 		}
 		ch[i].pid = pid;
 	}
-	if ((rc = wait_for(ch, n, 'R', res, why, whysz)) != WORKERS_OK)
+	if ((rc = wait_for(o, ch, n, 'R', res, why, whysz)) != DXB_WORKERS_OK)
 		goto out;
 	for (unsigned i = 0; i < n; i++)
 		if (dx__write_full(ch[i].ctl, "G", 1) < 0) {
 			snprintf(why, whysz, "worker %u died", i);
-			rc = WORKERS_FAILED;
+			rc = DXB_WORKERS_FAILED;
 			goto out;
 		}
-	if ((rc = wait_for(ch, n, 'D', res, why, whysz)) != WORKERS_OK)
+	if ((rc = wait_for(o, ch, n, 'D', res, why, whysz)) != DXB_WORKERS_OK)
 		goto out;
 	for (unsigned i = 0; i < n; i++) {
 		dx_err err;
-		if (dx_mem_usage_of(ch[i].pid, &res->mem[i], &err) < 0) {
-			cli_describe(&err, why, whysz);
-			rc = WORKERS_FAILED;
+		if (dxb_mem_usage_of(ch[i].pid, &res->mem[i], &err) < 0) {
+			dx_describe(&err, why, whysz);
+			rc = DXB_WORKERS_FAILED;
 			goto out;
 		}
 	}
-	dx_meminfo_read(&res->machine);
+	dxb_meminfo_read(&res->machine);
 	for (unsigned i = 0; i < n; i++) {
 		close(ch[i].ctl);
 		ch[i].ctl = -1;
 	}
-	rc = reap(ch, n, why, whysz);
+	rc = reap(o, ch, n, why, whysz);
 out:
 	if (ch) {
 		stop_all(ch, n);
@@ -302,12 +307,12 @@ out:
 		}
 	}
 	free(ch);
-	if (rc != WORKERS_OK)
-		workers_result_free(res);
+	if (rc != DXB_WORKERS_OK)
+		dxb_workers_result_free(res);
 	return rc;
 }
 
-void workers_result_free(workers_result *res)
+void dxb_workers_result_free(dxb_workers_result *res)
 {
 	free(res->w);
 	free(res->mem);

@@ -10,40 +10,40 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "results.h"
+#include "dxbench.h"
 
-const char *rs_status_name(int status)
+const char *dxb_rs_status_name(int status)
 {
 	switch (status) {
-	case RS_OK:
+	case DXB_RS_OK:
 		return "ok";
-	case RS_OOM:
+	case DXB_RS_OOM:
 		return "oom";
-	case RS_FAILED:
+	case DXB_RS_FAILED:
 		return "failed";
-	case RS_SKIPPED:
+	case DXB_RS_SKIPPED:
 		return "skipped";
 	}
 	return "unknown";
 }
 
 /* The dimensions a cell can hold values for, however many m claims. */
-static size_t ndims_of(const rs_matrix *m)
+static size_t ndims_of(const dxb_rs_matrix *m)
 {
-	return m->ndims < RS_MAX_DIMS ? m->ndims : RS_MAX_DIMS;
+	return m->ndims < DXB_RS_MAX_DIMS ? m->ndims : DXB_RS_MAX_DIMS;
 }
 
-static const char *dim_value(const rs_cell *c, size_t j)
+static const char *dim_value(const dxb_rs_cell *c, size_t j)
 {
 	return c->dim[j] ? c->dim[j] : "";
 }
 
-static const char *dim_label(const rs_dim *d)
+static const char *dim_label(const dxb_rs_dim *d)
 {
 	return d->label ? d->label : d->key ? d->key : "";
 }
 
-static const char *metric_label(const rs_metric *k)
+static const char *metric_label(const dxb_rs_metric *k)
 {
 	return k->label ? k->label : k->key ? k->key : "";
 }
@@ -54,12 +54,12 @@ static const char *str_or_empty(const char *s)
 }
 
 /* The reason is a fixed array: never read past it, terminated or not. */
-static size_t reason_len(const rs_cell *c)
+static size_t reason_len(const dxb_rs_cell *c)
 {
 	return strnlen(c->reason, sizeof c->reason);
 }
 
-const char *rs_cell_key(const rs_matrix *m, const rs_cell *c, char *buf, size_t bufsz)
+const char *dxb_rs_cell_key(const dxb_rs_matrix *m, const dxb_rs_cell *c, char *buf, size_t bufsz)
 {
 	size_t len = 0;
 
@@ -67,7 +67,7 @@ const char *rs_cell_key(const rs_matrix *m, const rs_cell *c, char *buf, size_t 
 		return buf;
 	buf[0] = '\0';
 	for (size_t j = 0; j < ndims_of(m); j++) {
-		const rs_dim *d = &m->dims[j];
+		const dxb_rs_dim *d = &m->dims[j];
 		int n = snprintf(buf + len, bufsz - len, "%s%s%s", j ? "/" : "",
 		                 d->numeric ? dim_label(d) : "", dim_value(c, j));
 		if (n < 0 || (size_t)n >= bufsz - len)
@@ -95,7 +95,7 @@ static double mean2(double a, double b)
 /* Repetitions that fit here are summarized without touching the heap. */
 enum { SUMMARY_STACK = 1024 };
 
-void rs_summary(const rs_matrix *m, const rs_cell *c, size_t k, double *median, double *min,
+void dxb_rs_summary(const dxb_rs_matrix *m, const dxb_rs_cell *c, size_t k, double *median, double *min,
                 double *max)
 {
 	double small[SUMMARY_STACK], *v = small;
@@ -138,43 +138,43 @@ out:
 
 /* The group dimension's value of cell i; without one the whole matrix is
  * one group. */
-static const char *group_of(const rs_matrix *m, size_t i)
+static const char *group_of(const dxb_rs_matrix *m, size_t i)
 {
 	return m->group_dim < ndims_of(m) ? dim_value(&m->cells[i], m->group_dim) : "";
 }
 
 /* Whether median a beats median b: higher wins, unless the primary metric
  * says lower is better (a latency), where "fastest" means the lowest. */
-static int beats(const rs_matrix *m, double a, double b)
+static int beats(const dxb_rs_matrix *m, double a, double b)
 {
-	return m->metrics[m->primary].better == RS_LOWER ? a < b : a > b;
+	return m->metrics[m->primary].better == DXB_RS_LOWER ? a < b : a > b;
 }
 
 /* The primary median of cell j from the precomputed summaries sum, or
  * computed here when there are none.  NaN for a cell without figures. */
-static double primary_median(const rs_matrix *m, const double *sum, size_t j)
+static double primary_median(const dxb_rs_matrix *m, const double *sum, size_t j)
 {
-	const rs_cell *c = &m->cells[j];
+	const dxb_rs_cell *c = &m->cells[j];
 	double md;
 
-	if (c->status != RS_OK || !c->nreps || !c->rep)
+	if (c->status != DXB_RS_OK || !c->nreps || !c->rep)
 		return NAN;
 	if (sum)
 		return sum[(j * m->nmetrics + m->primary) * 3];
-	rs_summary(m, c, m->primary, &md, NULL, NULL);
+	dxb_rs_summary(m, c, m->primary, &md, NULL, NULL);
 	return md;
 }
 
 /* Whether cell j is the best of its group so far (best is the best before
  * it, or SIZE_MAX for none): the fastest is the first of the cells whose
  * median beats every other's, so a tie goes to the cell that comes first. */
-static int better_than(const rs_matrix *m, const double *sum, size_t j, size_t best)
+static int better_than(const dxb_rs_matrix *m, const double *sum, size_t j, size_t best)
 {
 	double mj = primary_median(m, sum, j);
 	return !isnan(mj) && (best == SIZE_MAX || beats(m, mj, primary_median(m, sum, best)));
 }
 
-int rs_is_fastest(const rs_matrix *m, size_t i)
+int dxb_rs_is_fastest(const dxb_rs_matrix *m, size_t i)
 {
 	if (i >= m->ncells || m->primary >= m->nmetrics)
 		return 0;
@@ -201,7 +201,7 @@ static int cmp_member(const void *a, const void *b)
  * group (and place), so that each group is one run of them and the whole
  * costs n log n rather than a pass over the matrix for every cell.
  * Returns 0, or -1 when out of memory. */
-static int mark_fastest(const rs_matrix *m, const double *sum, unsigned char *fastest)
+static int mark_fastest(const dxb_rs_matrix *m, const double *sum, unsigned char *fastest)
 {
 	size_t n = m->ncells;
 
@@ -231,11 +231,11 @@ static int mark_fastest(const rs_matrix *m, const double *sum, unsigned char *fa
 /* Every writer looks at each summary more than once, and each costs a
  * copy and a sort, so a report computes them all up front. */
 typedef struct view {
-	const rs_matrix *m;
+	const dxb_rs_matrix *m;
 	double *sum;             /* [cell][metric]{median, min, max} */
 	unsigned char *fastest;  /* [cell] */
 	int any_fastest;
-	int any_failed;          /* some cell is not RS_OK */
+	int any_failed;          /* some cell is not DXB_RS_OK */
 } view;
 
 static void view_free(view *v)
@@ -244,7 +244,7 @@ static void view_free(view *v)
 	free(v->fastest);
 }
 
-static int view_init(view *v, const rs_matrix *m)
+static int view_init(view *v, const dxb_rs_matrix *m)
 {
 	size_t n = m->ncells * m->nmetrics;
 
@@ -265,9 +265,9 @@ static int view_init(view *v, const rs_matrix *m)
 	for (size_t i = 0; i < m->ncells; i++) {
 		for (size_t k = 0; k < m->nmetrics; k++) {
 			double *s = v->sum + (i * m->nmetrics + k) * 3;
-			rs_summary(m, &m->cells[i], k, &s[0], &s[1], &s[2]);
+			dxb_rs_summary(m, &m->cells[i], k, &s[0], &s[1], &s[2]);
 		}
-		if (m->cells[i].status != RS_OK)
+		if (m->cells[i].status != DXB_RS_OK)
 			v->any_failed = 1;
 	}
 	if (mark_fastest(m, v->sum, v->fastest) < 0) {
@@ -320,7 +320,7 @@ static void fmt_figure(char *buf, size_t n, double x, int decimals)
 }
 
 /* The words after the mark, from the group dimension's key. */
-static void fastest_words(const rs_matrix *m, char *buf, size_t n)
+static void fastest_words(const dxb_rs_matrix *m, char *buf, size_t n)
 {
 	const char *by = metric_label(&m->metrics[m->primary]);
 
@@ -380,20 +380,20 @@ static size_t md_width(const char *s, size_t n)
  * cell without figures is not a column's text: the rows write it. */
 static const char *col_text(const view *v, size_t i, const col *c, char *buf, size_t n)
 {
-	const rs_matrix *m = v->m;
-	const rs_cell *cell = &m->cells[i];
+	const dxb_rs_matrix *m = v->m;
+	const dxb_rs_cell *cell = &m->cells[i];
 	const double *s;
 
 	switch (c->kind) {
 	case COL_DIM:
 		return dim_value(cell, c->idx);
 	case COL_METRIC:
-		if (cell->status != RS_OK)
+		if (cell->status != DXB_RS_OK)
 			return "";
 		fmt_figure(buf, n, view_sum(v, i, c->idx)[0], m->metrics[c->idx].decimals);
 		return buf;
 	case COL_SPREAD:
-		if (cell->status != RS_OK || cell->nreps < 2)
+		if (cell->status != DXB_RS_OK || cell->nreps < 2)
 			return "";
 		s = view_sum(v, i, m->primary);
 		/* Half the range, relative to the median: how far one run may
@@ -411,7 +411,7 @@ static const char *col_text(const view *v, size_t i, const col *c, char *buf, si
  * escapes, the bold of the fastest and the status words take room too. */
 static void size_columns(layout *L, int markdown)
 {
-	const rs_matrix *m = L->v.m;
+	const dxb_rs_matrix *m = L->v.m;
 	char buf[64];
 
 	for (size_t c = 0; c < L->ncols; c++) {
@@ -425,15 +425,15 @@ static void size_columns(layout *L, int markdown)
 			if (markdown && cl->kind == COL_METRIC && cl->idx == m->primary &&
 			    L->v.fastest[i])
 				w += 4;
-			if (markdown && c == L->first_figure && m->cells[i].status != RS_OK)
-				w = strlen(rs_status_name(m->cells[i].status));
+			if (markdown && c == L->first_figure && m->cells[i].status != DXB_RS_OK)
+				w = strlen(dxb_rs_status_name(m->cells[i].status));
 			if (w > cl->width)
 				cl->width = w;
 		}
 	}
 }
 
-static int layout_init(layout *L, const rs_matrix *m, int markdown)
+static int layout_init(layout *L, const dxb_rs_matrix *m, int markdown)
 {
 	size_t nd = ndims_of(m), n = 0;
 	int spread = 0;
@@ -513,7 +513,7 @@ static void put_end(line *l)
 	putc('\n', l->f);
 }
 
-int rs_write_table(const rs_matrix *m, FILE *f)
+int dxb_rs_write_table(const dxb_rs_matrix *m, FILE *f)
 {
 	layout L;
 	line l = { f, 0 };
@@ -532,14 +532,14 @@ int rs_write_table(const rs_matrix *m, FILE *f)
 	}
 	put_end(&l);
 	for (size_t i = 0; i < m->ncells; i++) {
-		const rs_cell *cell = &m->cells[i];
+		const dxb_rs_cell *cell = &m->cells[i];
 		put_col(&l, L.v.fastest[i] ? "*" : "", 1, 0);
 		for (size_t c = 0; c < L.ncols; c++) {
 			put_pad(&l, 2);
-			if (c == L.first_figure && cell->status != RS_OK) {
+			if (c == L.first_figure && cell->status != DXB_RS_OK) {
 				/* No figures: the status where they would start,
 				 * and the reason after it. */
-				put_text(&l, rs_status_name(cell->status), SIZE_MAX);
+				put_text(&l, dxb_rs_status_name(cell->status), SIZE_MAX);
 				put_pad(&l, 2);
 				put_text(&l, cell->reason, reason_len(cell));
 				break;
@@ -583,7 +583,7 @@ static void md_cell(FILE *f, const char *s, size_t n, size_t width, int right, i
 	putc(' ', f);
 }
 
-int rs_write_markdown(const rs_matrix *m, FILE *f)
+int dxb_rs_write_markdown(const dxb_rs_matrix *m, FILE *f)
 {
 	static const char note[] = "note";
 	layout L;
@@ -599,7 +599,7 @@ int rs_write_markdown(const rs_matrix *m, FILE *f)
 		fprintf(f, "```\n%s```\n\n", m->preamble);
 	/* What went wrong gets a last column, only when something did. */
 	for (size_t i = 0; i < m->ncells && L.v.any_failed; i++)
-		if (m->cells[i].status != RS_OK) {
+		if (m->cells[i].status != DXB_RS_OK) {
 			size_t w = md_width(m->cells[i].reason, reason_len(&m->cells[i]));
 			note_width = w > note_width ? w : note_width;
 		}
@@ -624,17 +624,17 @@ int rs_write_markdown(const rs_matrix *m, FILE *f)
 	fputs("|\n", f);
 
 	for (size_t i = 0; i < m->ncells; i++) {
-		const rs_cell *cell = &m->cells[i];
+		const dxb_rs_cell *cell = &m->cells[i];
 		for (size_t c = 0; c < L.ncols; c++) {
 			const col *cl = &L.cols[c];
 			const char *t = col_text(&L.v, i, cl, buf, sizeof buf);
-			if (c == L.first_figure && cell->status != RS_OK)
-				t = rs_status_name(cell->status);
+			if (c == L.first_figure && cell->status != DXB_RS_OK)
+				t = dxb_rs_status_name(cell->status);
 			md_cell(f, t, SIZE_MAX, cl->width, cl->right,
 			        cl->kind == COL_METRIC && cl->idx == m->primary && L.v.fastest[i]);
 		}
 		if (L.v.any_failed) {
-			if (cell->status != RS_OK)
+			if (cell->status != DXB_RS_OK)
 				md_cell(f, cell->reason, reason_len(cell), note_width, 0, 0);
 			else
 				md_cell(f, "", 0, note_width, 0, 0);
@@ -685,7 +685,7 @@ static void csv_num(FILE *f, double x)
 	fputs(buf, f);
 }
 
-int rs_write_csv(const rs_matrix *m, FILE *f)
+int dxb_rs_write_csv(const dxb_rs_matrix *m, FILE *f)
 {
 	view v;
 	char key[1024], name[256];
@@ -715,13 +715,13 @@ int rs_write_csv(const rs_matrix *m, FILE *f)
 	putc('\n', f);
 
 	for (size_t i = 0; i < m->ncells; i++) {
-		const rs_cell *c = &m->cells[i];
-		csv_field(f, rs_cell_key(m, c, key, sizeof key), SIZE_MAX);
+		const dxb_rs_cell *c = &m->cells[i];
+		csv_field(f, dxb_rs_cell_key(m, c, key, sizeof key), SIZE_MAX);
 		for (size_t j = 0; j < ndims_of(m); j++) {
 			putc(',', f);
 			csv_field(f, dim_value(c, j), SIZE_MAX);
 		}
-		fprintf(f, ",%s,", rs_status_name(c->status));
+		fprintf(f, ",%s,", dxb_rs_status_name(c->status));
 		csv_field(f, c->reason, sizeof c->reason);
 		fprintf(f, ",%zu,", c->nreps);
 		csv_num(f, c->projected);
@@ -729,7 +729,7 @@ int rs_write_csv(const rs_matrix *m, FILE *f)
 			const double *s = view_sum(&v, i, k);
 			for (int q = 0; q < 3; q++) {
 				putc(',', f);
-				if (c->status == RS_OK)
+				if (c->status == DXB_RS_OK)
 					csv_num(f, s[q]);
 			}
 		}
@@ -757,7 +757,7 @@ static void json_str(FILE *f, const char *s, size_t n)
 	putc('"', f);
 }
 
-void rs_json_string(FILE *f, const char *s)
+void dxb_rs_json_string(FILE *f, const char *s)
 {
 	json_str(f, str_or_empty(s), SIZE_MAX);
 }
@@ -794,7 +794,7 @@ static void json_raw(FILE *f, const char *s)
 
 /* A numeric dimension's value as a JSON number when it is one; text that
  * is not a decimal integer stays a string, so the report still parses. */
-static void json_dim(FILE *f, const rs_dim *d, const char *s)
+static void json_dim(FILE *f, const dxb_rs_dim *d, const char *s)
 {
 	int saved = errno; /* a write error's, for the writer to return */
 	char *end;
@@ -810,37 +810,37 @@ static void json_dim(FILE *f, const rs_dim *d, const char *s)
 			return;
 		}
 	}
-	rs_json_string(f, s);
+	dxb_rs_json_string(f, s);
 }
 
 static const char *better_name(int better)
 {
-	return better == RS_HIGHER ? "higher" : better == RS_LOWER ? "lower" : "neither";
+	return better == DXB_RS_HIGHER ? "higher" : better == DXB_RS_LOWER ? "lower" : "neither";
 }
 
 static void json_cell(const view *v, size_t i, FILE *f)
 {
-	const rs_matrix *m = v->m;
-	const rs_cell *c = &m->cells[i];
+	const dxb_rs_matrix *m = v->m;
+	const dxb_rs_cell *c = &m->cells[i];
 	char key[1024];
 
 	fputs("    {\n      \"key\": ", f);
-	rs_json_string(f, rs_cell_key(m, c, key, sizeof key));
+	dxb_rs_json_string(f, dxb_rs_cell_key(m, c, key, sizeof key));
 	for (size_t j = 0; j < ndims_of(m); j++) {
 		fputs(",\n      ", f);
-		rs_json_string(f, m->dims[j].key);
+		dxb_rs_json_string(f, m->dims[j].key);
 		fputs(": ", f);
 		json_dim(f, &m->dims[j], dim_value(c, j));
 	}
-	fprintf(f, ",\n      \"status\": \"%s\",\n      \"reason\": ", rs_status_name(c->status));
+	fprintf(f, ",\n      \"status\": \"%s\",\n      \"reason\": ", dxb_rs_status_name(c->status));
 	json_str(f, c->reason, reason_len(c));
 	fputs(",\n      \"projected_bytes\": ", f);
 	json_num(f, c->projected);
 	fprintf(f, ",\n      \"fastest\": %s,\n      \"summary\": {", v->fastest[i] ? "true" : "false");
-	for (size_t k = 0; c->status == RS_OK && k < m->nmetrics; k++) {
+	for (size_t k = 0; c->status == DXB_RS_OK && k < m->nmetrics; k++) {
 		const double *s = view_sum(v, i, k);
 		fputs(k ? ",\n        " : "\n        ", f);
-		rs_json_string(f, m->metrics[k].key);
+		dxb_rs_json_string(f, m->metrics[k].key);
 		fputs(": {\"median\": ", f);
 		json_num(f, s[0]);
 		fputs(", \"min\": ", f);
@@ -849,16 +849,16 @@ static void json_cell(const view *v, size_t i, FILE *f)
 		json_num(f, s[2]);
 		putc('}', f);
 	}
-	fputs(c->status == RS_OK && m->nmetrics ? "\n      },\n" : "},\n", f);
+	fputs(c->status == DXB_RS_OK && m->nmetrics ? "\n      },\n" : "},\n", f);
 	/* One line per repetition: long, but one run reads as one row. */
 	fputs("      \"repetitions\": [", f);
-	size_t nreps = c->status == RS_OK && c->rep ? c->nreps : 0;
+	size_t nreps = c->status == DXB_RS_OK && c->rep ? c->nreps : 0;
 	for (size_t r = 0; r < nreps; r++) {
 		fputs(r ? ",\n        {" : "\n        {", f);
 		for (size_t k = 0; k < m->nmetrics; k++) {
 			if (k)
 				fputs(", ", f);
-			rs_json_string(f, m->metrics[k].key);
+			dxb_rs_json_string(f, m->metrics[k].key);
 			fputs(": ", f);
 			json_num(f, c->rep[r * m->nmetrics + k]);
 		}
@@ -867,7 +867,7 @@ static void json_cell(const view *v, size_t i, FILE *f)
 	fputs(nreps ? "\n      ]\n    }" : "]\n    }", f);
 }
 
-int rs_write_json(const rs_matrix *m, FILE *f)
+int dxb_rs_write_json(const dxb_rs_matrix *m, FILE *f)
 {
 	view v;
 
@@ -877,7 +877,7 @@ int rs_write_json(const rs_matrix *m, FILE *f)
 	fputs("{\n  \"report\": ", f);
 	char report[128];
 	snprintf(report, sizeof report, "docdex %s", str_or_empty(m->command));
-	rs_json_string(f, report);
+	dxb_rs_json_string(f, report);
 	fputs(",\n  \"format_version\": 1,\n  \"build\": ", f);
 	json_raw(f, m->build_json);
 	fputs(",\n  \"machine\": ", f);
@@ -890,13 +890,13 @@ int rs_write_json(const rs_matrix *m, FILE *f)
 	json_raw(f, m->params_json);
 	fputs(",\n  \"metrics\": [", f);
 	for (size_t k = 0; k < m->nmetrics; k++) {
-		const rs_metric *mt = &m->metrics[k];
+		const dxb_rs_metric *mt = &m->metrics[k];
 		fputs(k ? ",\n    {\"key\": " : "\n    {\"key\": ", f);
-		rs_json_string(f, mt->key);
+		dxb_rs_json_string(f, mt->key);
 		fputs(", \"label\": ", f);
-		rs_json_string(f, metric_label(mt));
+		dxb_rs_json_string(f, metric_label(mt));
 		fputs(", \"unit\": ", f);
-		rs_json_string(f, mt->unit);
+		dxb_rs_json_string(f, mt->unit);
 		fprintf(f, ", \"better\": \"%s\", \"gate\": %s}", better_name(mt->better),
 		        mt->gate ? "true" : "false");
 	}
@@ -917,7 +917,7 @@ int rs_write_json(const rs_matrix *m, FILE *f)
 /* A metric's name and the unit to write after its figures.  Labels carry
  * their units ("PSS MiB", "p50 ms"): the unit is split off to follow the
  * figures instead; a rate's ("1/s") goes unsaid, "samples/s" says it. */
-void rs_split_label(const rs_metric *k, const char **name, int *namelen, const char **unit)
+void dxb_rs_split_label(const dxb_rs_metric *k, const char **name, int *namelen, const char **unit)
 {
 	const char *l = k->label ? k->label : k->key ? k->key : "";
 	size_t n = strlen(l), u = k->unit ? strlen(k->unit) : 0;

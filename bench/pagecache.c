@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "dxbench.h"
 #include "corpus.h"
 #include "err.h"
 #include "index.h"
@@ -18,7 +19,7 @@
 /* Pages asked about per mincore call: bounds the vector for a large file. */
 enum { VEC_PAGES = 1 << 16 };
 
-int dx_cache_evict(const char *path, dx_err *err)
+int dxb_cache_evict(const char *path, dx_err *err)
 {
 	/* O_NONBLOCK: a FIFO given by mistake must not block the open; it is
 	 * refused by posix_fadvise (ESPIPE) instead. */
@@ -102,7 +103,7 @@ out:
 	return rc;
 }
 
-int dx_cache_resident(const char *path, double *fraction, dx_err *err)
+int dxb_cache_resident(const char *path, double *fraction, dx_err *err)
 {
 	uint64_t in_cache, size;
 	int rc = count_resident(path, &in_cache, &size, err);
@@ -117,18 +118,18 @@ static const char *corpus_file(dx_corpus *c, uint32_t i)
 	return i == 0 ? dx__index_path(dx_corpus_index(c)) : dx__corpus_source_path(c, i - 1);
 }
 
-int dx_corpus_cache_evict(dx_corpus *c, dx_err *err)
+int dxb_corpus_cache_evict(dx_corpus *c, dx_err *err)
 {
 	const char *path;
 	for (uint32_t i = 0; (path = corpus_file(c, i)); i++) {
-		int rc = dx_cache_evict(path, err);
+		int rc = dxb_cache_evict(path, err);
 		if (rc < 0)
 			return rc;
 	}
 	return 0;
 }
 
-int dx_corpus_cache_load(dx_corpus *c, dx_progress_fn progress, void *ctx, dx_err *err)
+int dxb_corpus_cache_load(dx_corpus *c, dx_progress_fn progress, void *ctx, dx_err *err)
 {
 	enum { CHUNK = 1 << 20 };
 	char *buf = malloc(CHUNK);
@@ -165,7 +166,7 @@ int dx_corpus_cache_load(dx_corpus *c, dx_progress_fn progress, void *ctx, dx_er
 	return rc;
 }
 
-int dx_corpus_cache_resident(dx_corpus *c, double *fraction, uint64_t *bytes, dx_err *err)
+int dxb_corpus_cache_resident(dx_corpus *c, double *fraction, uint64_t *bytes, dx_err *err)
 {
 	uint64_t in_cache = 0, size = 0;
 	const char *path;

@@ -1,0 +1,48 @@
+/*
+ * figures.c: a repetition's common figures, summed or taken over its
+ * workers.
+ */
+#include <string.h>
+
+#include "dxbench.h"
+
+const dxb_rs_metric dxb_figures_metrics[FG_COUNT] = {
+	[FG_SAMPLES] = { "samples_per_s", "samples/s", "1/s", DXB_RS_HIGHER, 1, 1, 0 },
+	[FG_DOCS] = { "docs_per_s", "docs/s", "1/s", DXB_RS_HIGHER, 0, 0, 0 },
+	[FG_MB] = { "mb_per_s", "MB/s", "MB/s", DXB_RS_HIGHER, 0, 1, 0 },
+	[FG_P50] = { "latency_p50_ms", "p50 ms", "ms", DXB_RS_LOWER, 0, 3, 0 },
+	[FG_P95] = { "latency_p95_ms", "p95 ms", "ms", DXB_RS_LOWER, 0, 3, 0 },
+	[FG_P99] = { "latency_p99_ms", "p99 ms", "ms", DXB_RS_LOWER, 0, 3, 0 },
+	[FG_SETUP] = { "setup_s", "setup s", "s", DXB_RS_LOWER, 0, 2, 0 },
+	[FG_PSS] = { "pss_mib", "PSS MiB", "MiB", DXB_RS_LOWER, 1, 1, 0 },
+	[FG_USS] = { "uss_per_worker_mib", "USS/w MiB", "MiB", DXB_RS_LOWER, 0, 1, 0 },
+	[FG_RSS] = { "rss_per_worker_mib", "RSS/w MiB", "MiB", DXB_RS_LOWER, 0, 1, 0 },
+	[FG_MINFLT] = { "minor_faults", "minflt", "", DXB_RS_LOWER, 0, 0, 0 },
+	[FG_MAJFLT] = { "major_faults", "majflt", "", DXB_RS_LOWER, 0, 0, 0 },
+};
+
+void dxb_figures_of(const dxb_workers_result *res, double *row)
+{
+	uint64_t hist[HIST_BUCKETS] = { 0 };
+	double mib = 1024.0 * 1024.0;
+	memset(row, 0, FG_COUNT * sizeof *row);
+	for (unsigned i = 0; i < res->n; i++) {
+		const dxb_worker_result *w = &res->w[i];
+		double secs = w->elapsed_s > 0 ? w->elapsed_s : 1e-9;
+		row[FG_SAMPLES] += (double)w->samples / secs;
+		row[FG_DOCS] += (double)w->docs / secs;
+		row[FG_MB] += (double)w->bytes / secs / 1e6;
+		if (w->setup_s > row[FG_SETUP])
+			row[FG_SETUP] = w->setup_s;
+		row[FG_PSS] += (double)res->mem[i].pss / mib;
+		row[FG_USS] += (double)res->mem[i].uss / mib / res->n;
+		row[FG_RSS] += (double)res->mem[i].rss / mib / res->n;
+		row[FG_MINFLT] += (double)w->minor_faults;
+		row[FG_MAJFLT] += (double)w->major_faults;
+		for (unsigned k = 0; k < HIST_BUCKETS; k++)
+			hist[k] += w->hist[k];
+	}
+	row[FG_P50] = dxb_hist_quantile(hist, 0.50) * 1e3;
+	row[FG_P95] = dxb_hist_quantile(hist, 0.95) * 1e3;
+	row[FG_P99] = dxb_hist_quantile(hist, 0.99) * 1e3;
+}
