@@ -179,7 +179,7 @@ replay: $(REPLAY_BIN)
 
 TEST_DOCDEX = $(if $(RUNNER),DX_RUNNER_PROGRAM=$(abspath $(DOCDEX)) DOCDEX=$(RUNNER),DOCDEX=$(abspath $(DOCDEX)))
 check: all unit replay $(POKE) $(FAIL_FORK)
-	$(TEST_DOCDEX) DX_SYNTH=$(abspath $(SYNTH)) DX_POKE=$(abspath $(POKE)) \
+	$(TEST_DOCDEX) DX_SYNTH=$(abspath $(SYNTH)) DX_POKE=$(abspath $(POKE)) DX_LIBSO=$(abspath $(LIBDX_SO)) \
 	    DOCDEX_FAKE_CUDART=$(abspath $(FAKE_CUDART)) DX_FAIL_FORK=$(abspath $(FAIL_FORK)) \
 	    bats tests/*.bats
 
