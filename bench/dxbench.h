@@ -97,7 +97,7 @@ DX_MUST_CHECK dxb_loader *dxb_loader_open(int strategy, dx_corpus *c, const dxb_
 /* Reads records pos[0..n) into recs; their bytes stay valid until the next
  * call on the loader. */
 DX_MUST_CHECK int dxb_loader_get(dxb_loader *l, const uint64_t *pos, size_t n, dx_record *recs,
-                                dx_err *err);
+                                 dx_err *err);
 
 void dxb_loader_close(dxb_loader *l);
 
@@ -228,7 +228,7 @@ void dxb_ramdisk_remove(dxb_ramdisk *r);
  * link, and closes lock when it is not -1; dir may be NULL or "".
  */
 DX_MUST_CHECK int dxb_tempdir_make(const char *parent, const char *prefix, char *out, size_t outsz,
-                                  int *lock, dx_err *err);
+                                   int *lock, dx_err *err);
 void dxb_tempdir_sweep(const char *parent, const char *prefix);
 void dxb_tempdir_remove(const char *dir, int lock);
 
@@ -242,9 +242,9 @@ void dxb_tempdir_remove(const char *dir, int lock);
  */
 DX_MUST_CHECK int dxb_corpus_cache_evict(dx_corpus *c, dx_err *err);
 DX_MUST_CHECK int dxb_corpus_cache_load(dx_corpus *c, dx_progress_fn progress, void *ctx,
-                                       dx_err *err);
+                                        dx_err *err);
 DX_MUST_CHECK int dxb_corpus_cache_resident(dx_corpus *c, double *fraction, uint64_t *bytes,
-                                           dx_err *err);
+                                            dx_err *err);
 
 /* Asks the kernel to drop a file's pages from the page cache
  * (posix_fadvise POSIX_FADV_DONTNEED), after writing back its dirty pages
@@ -292,7 +292,7 @@ void dxb_cuda_device_free(dxb_cuda *cu, void *p);
 /* Copies host to device on the handle's stream (cudaMemcpyAsync), and
  * waits for the stream (cudaStreamSynchronize). */
 DX_MUST_CHECK int dxb_cuda_copy_to_device(dxb_cuda *cu, void *dev, const void *host, size_t n,
-                                         dx_err *err);
+                                          dx_err *err);
 DX_MUST_CHECK int dxb_cuda_sync(dxb_cuda *cu, dx_err *err);
 
 /* ---- synthetic corpora ---------------------------------------------------- */
@@ -342,8 +342,8 @@ typedef struct dxb_synth_topics_opts {
  * corpus options generate; any writer may be NULL to skip that file.
  * MS MARCO v2 layouts give DX_EINVAL (their ids hold byte offsets). */
 DX_MUST_CHECK int dxb_synth_topics(const dxb_synth_opts *corpus, const dxb_synth_topics_opts *t,
-                                  const dxb_writer *queries, const dxb_writer *qrels,
-                                  const dxb_writer *run, dx_err *err);
+                                   const dxb_writer *queries, const dxb_writer *qrels,
+                                   const dxb_writer *run, dx_err *err);
 
 
 /* ---- the parts of a benchmark run ---------------------------------------- */

@@ -100,7 +100,7 @@ static char *join(const char *dir, const char *name)
  * swept. */
 
 int dxb_tempdir_make(const char *parent, const char *prefix, char *out, size_t outsz, int *lock,
-                    dx_err *err)
+                     dx_err *err)
 {
 	char host[DX_HOST_MAX];
 	dx__host_name(host, sizeof host);

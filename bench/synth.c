@@ -411,7 +411,7 @@ int dxb_synth_id(const dxb_synth_opts *o, uint64_t n, char *out, size_t outsz, d
 }
 
 int dxb_synth_topics(const dxb_synth_opts *o, const dxb_synth_topics_opts *t, const dxb_writer *queries,
-                    const dxb_writer *qrels, const dxb_writer *run, dx_err *err)
+                     const dxb_writer *qrels, const dxb_writer *run, dx_err *err)
 {
 	int rc = check_opts(o, err);
 	if (rc < 0)

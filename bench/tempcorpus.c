@@ -95,7 +95,7 @@ static int index_one(const char *corpus, dx_progress_fn on_progress, void *ctx, 
 }
 
 int dxb_tempcorpus_make(dxb_tempcorpus *t, const dxb_synth_opts *o, dx_progress_fn on_progress, void *ctx,
-                    dx_err *err)
+                        dx_err *err)
 {
 	int rc;
 	uint64_t n;

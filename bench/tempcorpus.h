@@ -34,7 +34,7 @@ int dxb_tempcorpus_mkdir(dxb_tempcorpus *t, const char *parent, dx_err *err);
  * called as in dx_index_build (and may cancel).  Returns 0 or a DX_E* code.
  */
 int dxb_tempcorpus_make(dxb_tempcorpus *t, const dxb_synth_opts *o, dx_progress_fn on_progress, void *ctx,
-                    dx_err *err);
+                        dx_err *err);
 
 /* Removes the directory and everything in it; safe to call when it was
  * never made (t zeroed), and more than once. */

@@ -29,7 +29,7 @@ enum { DXB_WORKERS_OK = 0, DXB_WORKERS_FAILED = -1, DXB_WORKERS_INTERRUPTED = -2
  * stopped and reaped before it returns, in all cases).
  */
 int dxb_workers_run(const dxb_workload_opts *o, unsigned n, dxb_workers_result *res, char *why,
-                size_t whysz);
+                    size_t whysz);
 
 void dxb_workers_result_free(dxb_workers_result *res);
 

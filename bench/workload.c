@@ -277,7 +277,7 @@ out:
 }
 
 void dxb_workload_run(const dxb_workload_opts *o, unsigned rank, unsigned world, double t0,
-                  const dxb_workload_hooks *hooks, dxb_worker_result *r)
+                      const dxb_workload_hooks *hooks, dxb_worker_result *r)
 {
 	unsigned nt = o->threads ? o->threads : 1;
 	thread_ctx *t = calloc(nt, sizeof *t);

@@ -74,7 +74,7 @@ typedef struct dxb_workload_hooks {
  * on failure).  t0 is when the process started, for the set-up time.
  */
 void dxb_workload_run(const dxb_workload_opts *o, unsigned rank, unsigned world, double t0,
-                  const dxb_workload_hooks *hooks, dxb_worker_result *r);
+                      const dxb_workload_hooks *hooks, dxb_worker_result *r);
 
 /* The value at fraction q (0..1) of a histogram's count, in seconds. */
 double dxb_hist_quantile(const uint64_t *hist, double q);

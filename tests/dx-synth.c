@@ -139,7 +139,7 @@ int main(int argc, char **argv)
 		ws[i] = (dxb_writer){ write_file, fs[i] };
 	}
 	int rc = dxb_synth_topics(&o, &t, fs[0] ? &ws[0] : NULL, fs[1] ? &ws[1] : NULL,
-	                         fs[2] ? &ws[2] : NULL, &err);
+	                          fs[2] ? &ws[2] : NULL, &err);
 	for (int i = 0; i < 3; i++)
 		if (fs[i] && close_out(fs[i], files[i]) < 0)
 			rc = -1;
