@@ -13,7 +13,9 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "commands.h"
 #include "matrix.h"
+#include "signals.h"
 #include "dxbench.h"
 
 static const char usage[] =

@@ -1,14 +1,17 @@
-/* cli.c: messages, number parsing and the progress bar (see cli.h). */
+/* cli.c: messages, the parsing of numbers and lists, and the progress bar
+ * (see cli.h). */
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "dxbench.h"
+#include "signals.h"
 
 /* A subject as a message shows it: one line, at most CLI_SUBJECT_MAX bytes. */
 static const char *shown(const char *subject, char *buf)
@@ -121,7 +124,33 @@ int cli_parse_size(const char *s, uint64_t *v)
 	return 0;
 }
 
+int cli_parse_double(const char *s, double *v)
+{
+	char *end;
+	errno = 0;
+	*v = strtod(s, &end);
+	if (!*s || *end)
+		return -1;
+	return errno == ERANGE;
+}
 
+int cli_parse_list(const char *s, int (*word)(void *ctx, const char *w), void *ctx)
+{
+	char w[32];
+	if (!*s)
+		return -1;
+	while (*s) {
+		size_t len = strcspn(s, ",");
+		if (len == 0 || len >= sizeof w)
+			return -1;
+		memcpy(w, s, len);
+		w[len] = '\0';
+		if (word(ctx, w))
+			return -1;
+		s += len + (s[len] == ',');
+	}
+	return 0;
+}
 
 void progress_init(progress *p, const char *label, int quiet)
 {

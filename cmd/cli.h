@@ -1,6 +1,6 @@
 /*
- * cli.h: what the subcommands share: the table of subcommands, messages
- * and exit statuses, number parsing, signals, the progress bar.
+ * cli.h: what the subcommands share: messages and exit statuses, the
+ * parsing of numbers and lists, the progress bar.
  */
 #ifndef DX_CLI_H
 #define DX_CLI_H
@@ -16,14 +16,6 @@ enum {
 	EXIT_USAGE = 2,       /* a bad command line */
 	EXIT_INTERRUPTED = 130
 };
-
-typedef int (*cmd_fn)(int argc, char **argv);
-
-int cmd_index(int argc, char **argv);
-int cmd_get(int argc, char **argv);
-int cmd_sample(int argc, char **argv);
-int cmd_bench(int argc, char **argv);
-int cmd_pin_test(int argc, char **argv);
 
 /* The most bytes of a subject (an id, a value given) a message echoes:
  * control bytes show as \xNN, and what is longer is cut with "...". */
@@ -62,15 +54,15 @@ int cli_check_output(const char *cmd, const char *output, const char *const *inp
 int cli_parse_u64(const char *s, uint64_t *v);
 /* The same with an optional K, M or G suffix (powers of 1024). */
 int cli_parse_size(const char *s, uint64_t *v);
+/* Parses a number as strtod reads it, all of s: 0; 1 when it is out of
+ * range (*v is then strtod's: HUGE_VAL, or a number near 0); -1 when s is
+ * not a number. */
+int cli_parse_double(const char *s, double *v);
 
-/* The signals sent to end a process (SIGINT and SIGTERM always; SIGHUP,
- * SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF, SIGXCPU, SIGPWR
- * when at their default) set a flag instead of killing the process, so
- * that long work can stop cleanly and exit EXIT_INTERRUPTED (the only
- * global state, in main.c).  A forked worker resets those with SIGINT's
- * handler to their default. */
-void cli_catch_signals(void);
-int cli_interrupted(void);
+/* Calls word(ctx, w) for each word of a comma-separated list, in order.
+ * Returns 0; -1 for an empty list, an empty word (a last comma ends the
+ * list), a word of 32 bytes or more, or when word returns non-zero. */
+int cli_parse_list(const char *s, int (*word)(void *ctx, const char *w), void *ctx);
 
 /* A progress bar on stderr, shown only on a terminal and after a second. */
 typedef struct progress {
@@ -86,6 +78,5 @@ void progress_init(progress *p, const char *label, int quiet);
 int progress_update(void *ctx, uint64_t done, uint64_t total);
 /* Clears the bar, leaving a last line with the summary when it was shown. */
 void progress_done(progress *p, const char *summary);
-
 
 #endif

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "commands.h"
 #include "out.h"
 
 static const char usage[] =

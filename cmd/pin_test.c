@@ -19,7 +19,9 @@
 
 #include "dxbench.h"
 #include "cli.h"
+#include "commands.h"
 #include "matrix.h"
+#include "signals.h"
 
 static const char usage[] =
 	"usage: docdex pin-test [options] [CORPUS_OR_INDEX]\n"

@@ -6,7 +6,9 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "commands.h"
 #include "out.h"
+#include "signals.h"
 
 static const char usage[] =
 	"usage: docdex sample [options] CORPUS_OR_INDEX\n"
