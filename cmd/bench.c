@@ -43,39 +43,36 @@ typedef struct bench_opts {
 	size_t nstrategies;       /* 0: all that apply */
 } bench_opts;
 
+/* One strategy of the list, once however often it is named. */
+static int add_strategy(void *ctx, const char *w)
+{
+	bench_opts *b = ctx;
+	int k = dxb_loader_parse(w);
+	if (k < 0)
+		return -1;
+	for (size_t i = 0; i < b->nstrategies; i++)
+		if (b->strategy[i] == k)
+			return 0;
+	b->strategy[b->nstrategies++] = k;
+	return 0;
+}
+
 static int parse_strategies(const char *s, bench_opts *b)
 {
-	char item[32];
 	b->nstrategies = 0;
 	if (strcmp(s, "all") == 0) {
 		for (int k = DXB_LOAD_MEMORY; k <= DXB_LOAD_LAST; k++)
 			b->strategy[b->nstrategies++] = k;
 		return 0;
 	}
-	while (*s) {
-		size_t len = strcspn(s, ",");
-		if (len == 0 || len >= sizeof item)
-			return -1;
-		memcpy(item, s, len);
-		item[len] = '\0';
-		int k = dxb_loader_parse(item);
-		if (k < 0)
-			return -1;
-		int seen = 0;
-		for (size_t i = 0; i < b->nstrategies; i++)
-			seen |= b->strategy[i] == k;
-		if (!seen)
-			b->strategy[b->nstrategies++] = k;
-		s += len + (s[len] == ',');
-	}
-	return b->nstrategies ? 0 : -1;
+	return cli_parse_list(s, add_strategy, b);
 }
 
 static int set_own(void *ctx, int id, const char *name, const char *v, const char *place)
 {
 	bench_opts *b = ctx;
 	if (id == OPT_STRATEGIES && parse_strategies(v, b) < 0)
-		return matrix_bad_value("bench", name, place,
+		return opt_bad_value("bench", name, place,
 		                        "memory, stdio, pread, mmap, gzip, bgzf or all", v);
 	return 0;
 }

@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "lines.h"
+#include "options.h"
 #include "out.h"
 
 static const char usage[] =
@@ -30,21 +31,23 @@ static const char usage[] =
 	"                           each stretch once per batch (default: 1024)\n"
 	"  -h, --help               show this help\n";
 
-enum { OPT_FIELD = 256, OPT_FORMAT, OPT_POSITION, OPT_RANDOM, OPT_SEED, OPT_MISSING, OPT_BATCH };
+enum { OPT_FIELD = OPT_OWN, OPT_POSITION, OPT_RANDOM, OPT_MISSING, OPT_BATCH };
 
 static const struct option options[] = {
 	{ "field", required_argument, NULL, OPT_FIELD },
-	{ "format", required_argument, NULL, OPT_FORMAT },
+	OPTION_FORMAT,
 	{ "position", no_argument, NULL, OPT_POSITION },
 	{ "random", required_argument, NULL, OPT_RANDOM },
-	{ "seed", required_argument, NULL, OPT_SEED },
+	OPTION_SEED,
 	{ "missing", required_argument, NULL, OPT_MISSING },
 	{ "batch", required_argument, NULL, OPT_BATCH },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
+	OPTION_HELP,
+	OPTION_END,
 };
 
+/* --format, by FMT_* number. */
 enum { FMT_RAW, FMT_TSV, FMT_JSONL };
+static const char *const formats[] = { "raw", "tsv", "jsonl", NULL };
 
 /* An id or position as it came, and what it resolved to. */
 typedef struct item {
@@ -228,7 +231,7 @@ int cmd_get(int argc, char **argv)
 	getter g = { .format = FMT_RAW, .batch = 1024 };
 	const char *field = NULL;
 	uint64_t nrandom = 0, seed = 0, v;
-	int random = 0, c;
+	int random = 0, c, rc;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, ":h", options, NULL)) != -1) {
 		switch (c) {
@@ -236,14 +239,8 @@ int cmd_get(int argc, char **argv)
 			field = optarg;
 			break;
 		case OPT_FORMAT:
-			if (strcmp(optarg, "raw") == 0)
-				g.format = FMT_RAW;
-			else if (strcmp(optarg, "tsv") == 0)
-				g.format = FMT_TSV;
-			else if (strcmp(optarg, "jsonl") == 0)
-				g.format = FMT_JSONL;
-			else
-				return cli_usage_error("get", "bad --format, give raw, tsv or jsonl", optarg);
+			if ((rc = opt_format("get", NULL, optarg, formats, &g.format)))
+				return rc;
 			break;
 		case OPT_POSITION:
 			g.by_position = 1;
@@ -254,8 +251,8 @@ int cmd_get(int argc, char **argv)
 			random = 1;
 			break;
 		case OPT_SEED:
-			if (cli_parse_u64(optarg, &seed) < 0)
-				return cli_usage_error("get", "bad --seed, give a non-negative integer", optarg);
+			if ((rc = opt_seed("get", NULL, optarg, &seed)))
+				return rc;
 			break;
 		case OPT_MISSING:
 			if (strcmp(optarg, "warn") == 0)

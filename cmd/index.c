@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "options.h"
 #include "out.h"
 
 static const char usage[] =
@@ -41,12 +42,12 @@ static const char usage[] =
 	"  -q, --quiet              no progress bar\n"
 	"  -h, --help               show this help\n";
 
-enum { OPT_FORMAT = 256, OPT_ID_COLUMN, OPT_ID_FIELD, OPT_COLUMNS, OPT_DUPLICATES, OPT_SKIP_BAD,
-       OPT_STATS, OPT_VERIFY, OPT_SPAN, OPT_BGZF, OPT_LEVEL };
+enum { OPT_ID_COLUMN = OPT_OWN, OPT_ID_FIELD, OPT_COLUMNS, OPT_DUPLICATES, OPT_SKIP_BAD, OPT_STATS,
+       OPT_VERIFY, OPT_SPAN, OPT_BGZF, OPT_LEVEL };
 
 static const struct option options[] = {
-	{ "output", required_argument, NULL, 'o' },
-	{ "format", required_argument, NULL, OPT_FORMAT },
+	OPTION_OUTPUT,
+	OPTION_FORMAT,
 	{ "id-column", required_argument, NULL, OPT_ID_COLUMN },
 	{ "id-field", required_argument, NULL, OPT_ID_FIELD },
 	{ "columns", required_argument, NULL, OPT_COLUMNS },
@@ -58,9 +59,12 @@ static const struct option options[] = {
 	{ "stats", no_argument, NULL, OPT_STATS },
 	{ "verify", no_argument, NULL, OPT_VERIFY },
 	{ "quiet", no_argument, NULL, 'q' },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
+	OPTION_HELP,
+	OPTION_END,
 };
+
+/* --format, by DX_FMT_* number, as the library names them. */
+static const char *const formats[] = { "auto", "tsv", "jsonl", "trec", NULL };
 
 typedef struct index_args {
 	const char *output;
@@ -255,7 +259,7 @@ int cmd_index(int argc, char **argv)
 {
 	index_args a = { 0 };
 	uint64_t v;
-	int c;
+	int c, rc;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, ":o:qh", options, NULL)) != -1) {
 		switch (c) {
@@ -263,8 +267,8 @@ int cmd_index(int argc, char **argv)
 			a.output = optarg;
 			break;
 		case OPT_FORMAT:
-			if ((a.build.format = dx_format_parse(optarg)) < 0)
-				return cli_usage_error("index", "bad --format, give auto, tsv, jsonl or trec", optarg);
+			if ((rc = opt_format("index", NULL, optarg, formats, &a.build.format)))
+				return rc;
 			break;
 		case OPT_ID_COLUMN:
 			if (cli_parse_u64(optarg, &v) < 0 || v == 0 || v > 1000000)
@@ -328,7 +332,7 @@ int cmd_index(int argc, char **argv)
 	if (a.stats || a.verify) {
 		if (nfiles != 1)
 			return cli_usage_error("index", "--stats and --verify take one corpus or index", NULL);
-		int rc = a.stats ? show_stats(files[0]) : EXIT_OK;
+		rc = a.stats ? show_stats(files[0]) : EXIT_OK;
 		if (rc == EXIT_OK && a.verify)
 			rc = verify(files[0], a.quiet);
 		return rc;
@@ -346,7 +350,7 @@ int cmd_index(int argc, char **argv)
 	if (cli_check_output("index", a.output, (const char *const *)files, (size_t)nfiles, NULL) != EXIT_OK)
 		return EXIT_FAIL;
 	if (a.bgzf) {
-		int rc = rewrite_bgzf(&a, files[0]);
+		rc = rewrite_bgzf(&a, files[0]);
 		if (rc != EXIT_OK)
 			return rc;
 		files = (char **)&a.bgzf;

@@ -58,18 +58,18 @@ static const struct option shared[] = {
 	{ "run", required_argument, NULL, MX_OPT_RUN },
 	{ "depth", required_argument, NULL, MX_OPT_DEPTH },
 	{ "negatives", required_argument, NULL, MX_OPT_NEGATIVES },
-	{ "seed", required_argument, NULL, MX_OPT_SEED },
+	OPTION_SEED,
 	{ "synthetic", required_argument, NULL, MX_OPT_SYNTHETIC },
 	{ "tmpdir", required_argument, NULL, MX_OPT_TMPDIR },
-	{ "format", required_argument, NULL, MX_OPT_FORMAT },
-	{ "output", required_argument, NULL, 'o' },
+	OPTION_FORMAT,
+	OPTION_OUTPUT,
 	{ "plot", required_argument, NULL, MX_OPT_PLOT },
 	{ "baseline", required_argument, NULL, MX_OPT_BASELINE },
 	{ "tolerance", required_argument, NULL, MX_OPT_TOLERANCE },
 	{ "from", required_argument, NULL, MX_OPT_FROM },
 	{ "config", required_argument, NULL, 'c' },
 	{ "quiet", no_argument, NULL, 'q' },
-	{ "help", no_argument, NULL, 'h' },
+	OPTION_HELP,
 	/* Only in an experiment file: the positional argument. */
 	{ "corpus", required_argument, NULL, MX_OPT_CORPUS },
 };
@@ -153,53 +153,45 @@ void matrix_opts_free(matrix_opts *o)
 	o->config = NULL;
 }
 
-int matrix_bad_value(const char *cmd, const char *name, const char *place, const char *hint,
-                     const char *value)
-{
-	char what[512];
-	if (place)
-		snprintf(what, sizeof what, "%s: bad %s, give %s", place, name, hint);
-	else
-		snprintf(what, sizeof what, "bad --%s, give %s", name, hint);
-	return cli_usage_error(cmd, what, value);
-}
-
+/* A number of seconds, or a percentage: from 0, below a million. */
 static int parse_seconds(const char *s, double *v)
 {
-	char *end;
-	errno = 0;
-	*v = strtod(s, &end);
-	return *s && !*end && !errno && *v >= 0 && *v < 1e6 ? 0 : -1;
+	return cli_parse_double(s, v) == 0 && *v >= 0 && *v < 1e6 ? 0 : -1;
 }
 
-/* "1,2,4" into list (each 1..max, at most MX_MAX_LIST). */
-int matrix_parse_list(const char *s, unsigned *list, size_t *n, unsigned max)
+/* A list of worker or thread counts: each 1..max, at most MX_MAX_LIST. */
+typedef struct count_list {
+	unsigned *list;
+	size_t *n;
+	unsigned max;
+} count_list;
+
+static int add_count(void *ctx, const char *w)
 {
-	char item[32];
+	count_list *c = ctx;
+	uint64_t v;
+	if (*c->n == MX_MAX_LIST || cli_parse_u64(w, &v) < 0 || v < 1 || v > c->max)
+		return -1;
+	c->list[(*c->n)++] = (unsigned)v;
+	return 0;
+}
+
+/* "1,2,4" into list.  0 or -1. */
+static int parse_counts(const char *s, unsigned *list, size_t *n, unsigned max)
+{
+	count_list c = { list, n, max };
 	*n = 0;
-	while (*s) {
-		size_t len = strcspn(s, ",");
-		uint64_t v;
-		if (len == 0 || len >= sizeof item || *n == MX_MAX_LIST)
-			return -1;
-		memcpy(item, s, len);
-		item[len] = '\0';
-		if (cli_parse_u64(item, &v) < 0 || v < 1 || v > max)
-			return -1;
-		list[(*n)++] = (unsigned)v;
-		s += len + (s[len] == ',');
-	}
-	return *n ? 0 : -1;
+	return cli_parse_list(s, add_count, &c);
 }
 
-static int format_of(const char *s)
+/* --format: the names by MX_FMT_* number, less one; "md" is markdown too. */
+static int parse_format(const char *cmd, const char *place, const char *v, int *format)
 {
-	static const char *const names[] = { [MX_FMT_TABLE] = "table", [MX_FMT_CSV] = "csv",
-	                                     [MX_FMT_JSON] = "json", [MX_FMT_MARKDOWN] = "markdown" };
-	for (int f = MX_FMT_TABLE; f <= MX_FMT_MARKDOWN; f++)
-		if (strcmp(s, names[f]) == 0)
-			return f;
-	return strcmp(s, "md") == 0 ? MX_FMT_MARKDOWN : 0;
+	static const char *const names[] = { "table", "csv", "json", "markdown", NULL };
+	int rc = opt_format(cmd, place, strcmp(v, "md") == 0 ? "markdown" : v, names, format);
+	if (rc == 0)
+		*format += MX_FMT_TABLE;
+	return rc;
 }
 
 static void set_path(matrix_opts *b, int id, const char *v, int from_file);
@@ -220,77 +212,72 @@ static int set_option(const matrix_cmd *cmd, matrix_opts *b, int id, const char 
 		        : strcmp(v, "random") == 0  ? DXB_WL_RANDOM
 		        : strcmp(v, "scan") == 0    ? DXB_WL_SCAN : 0;
 		if (!w->kind)
-			return matrix_bad_value(cmd->name, name, place, "triples, random or scan", v);
+			return opt_bad_value(cmd->name, name, place, "triples, random or scan", v);
 		break;
 	case MX_OPT_BATCH:
 		if (cli_parse_u64(v, &n) < 0 || n < 1 || n > 65536)
-			return matrix_bad_value(cmd->name, name, place, "1 to 65536 samples", v);
+			return opt_bad_value(cmd->name, name, place, "1 to 65536 samples", v);
 		w->batch = (unsigned)n;
 		break;
 	case 'j':
-		if (matrix_parse_list(v, b->workers, &b->nworkers, MX_MAX_WORKERS) < 0)
-			return matrix_bad_value(cmd->name, name, place, "a list of worker counts such as 1,2,4,8", v);
+		if (parse_counts(v, b->workers, &b->nworkers, MX_MAX_WORKERS) < 0)
+			return opt_bad_value(cmd->name, name, place, "a list of worker counts such as 1,2,4,8", v);
 		break;
 	case MX_OPT_THREADS:
-		if (matrix_parse_list(v, b->threads, &b->nthreads, 256) < 0)
-			return matrix_bad_value(cmd->name, name, place, "a list of thread counts such as 1,2", v);
+		if (parse_counts(v, b->threads, &b->nthreads, 256) < 0)
+			return opt_bad_value(cmd->name, name, place, "a list of thread counts such as 1,2", v);
 		break;
 	case MX_OPT_DURATION:
 	case MX_OPT_WARMUP:
 		if (parse_seconds(v, &d) < 0 || (id == MX_OPT_DURATION && d <= 0))
-			return matrix_bad_value(cmd->name, name, place, "a number of seconds", v);
+			return opt_bad_value(cmd->name, name, place, "a number of seconds", v);
 		*(id == MX_OPT_DURATION ? &w->duration : &w->warmup) = d;
 		break;
 	case MX_OPT_SAMPLES:
 		if (cli_parse_u64(v, &n) < 0)
-			return matrix_bad_value(cmd->name, name, place, "a number of samples", v);
+			return opt_bad_value(cmd->name, name, place, "a number of samples", v);
 		w->samples = n;
 		break;
 	case MX_OPT_REPEAT:
 		if (cli_parse_u64(v, &n) < 0 || n < 1 || n > 1000)
-			return matrix_bad_value(cmd->name, name, place, "1 to 1000 repetitions", v);
+			return opt_bad_value(cmd->name, name, place, "1 to 1000 repetitions", v);
 		b->repeat = (unsigned)n;
 		break;
 	case MX_OPT_MEM_LIMIT:
 		if (cli_parse_size(v, &n) < 0 || n == 0)
-			return matrix_bad_value(cmd->name, name, place, "a size such as 16G", v);
+			return opt_bad_value(cmd->name, name, place, "a size such as 16G", v);
 		b->mem_limit = n;
 		break;
 	case MX_OPT_DEPTH:
 		if (cli_parse_u64(v, &n) < 0 || n > UINT32_MAX)
-			return matrix_bad_value(cmd->name, name, place, "a number of documents", v);
+			return opt_bad_value(cmd->name, name, place, "a number of documents", v);
 		w->depth = (unsigned)n;
 		break;
 	case MX_OPT_NEGATIVES:
 		if (cli_parse_u64(v, &n) < 0 || n < 1 || n > 1024)
-			return matrix_bad_value(cmd->name, name, place, "1 to 1024", v);
+			return opt_bad_value(cmd->name, name, place, "1 to 1024", v);
 		w->negatives = (unsigned)n;
 		break;
-	case MX_OPT_SEED:
-		if (cli_parse_u64(v, &n) < 0)
-			return matrix_bad_value(cmd->name, name, place, "a non-negative integer", v);
-		w->seed = n;
-		break;
+	case OPT_SEED:
+		return opt_seed(cmd->name, place, v, &w->seed);
 	case MX_OPT_SYNTHETIC: {
 		dxb_synth_opts so;
 		if (matrix_parse_synthetic(v, &so) < 0)
-			return matrix_bad_value(cmd->name, name, place, "passages:N, docs:N or a size such as 500M", v);
+			return opt_bad_value(cmd->name, name, place, "passages:N, docs:N or a size such as 500M", v);
 		b->synthetic = v;
 		b->synthetic_in_file = place != NULL;
 		break;
 	}
-	case MX_OPT_FORMAT:
-		if (!(b->format = format_of(v)))
-			return matrix_bad_value(cmd->name, name, place, "table, csv, json or markdown", v);
-		break;
+	case OPT_FORMAT:
+		return parse_format(cmd->name, place, v, &b->format);
 	case MX_OPT_TOLERANCE:
 		if (parse_seconds(v, &d) < 0 || d > 1000)
-			return matrix_bad_value(cmd->name, name, place, "a percentage such as 10", v);
+			return opt_bad_value(cmd->name, name, place, "a percentage such as 10", v);
 		b->tolerance = d;
 		break;
 	case 'q':
 		if (place && strcmp(v, "true") != 0 && strcmp(v, "false") != 0)
-			return matrix_bad_value(cmd->name, name, place, "true or false", v);
+			return opt_bad_value(cmd->name, name, place, "true or false", v);
 		b->quiet = !place || strcmp(v, "true") == 0;
 		break;
 	case MX_OPT_QUERIES:
@@ -303,7 +290,7 @@ static int set_option(const matrix_cmd *cmd, matrix_opts *b, int id, const char 
 	case MX_OPT_FROM:
 	case MX_OPT_CORPUS:
 		if (!*v)
-			return matrix_bad_value(cmd->name, name, place, "a file name", v);
+			return opt_bad_value(cmd->name, name, place, "a file name", v);
 		set_path(b, id, v, place != NULL);
 		break;
 	}

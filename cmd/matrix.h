@@ -13,6 +13,7 @@
 
 #include "docdex.h"
 #include "dxbench.h"
+#include "options.h"
 
 enum { MX_MAX_LIST = 64, MX_MAX_WORKERS = 1024 };
 enum { MX_FMT_TABLE = 1, MX_FMT_CSV, MX_FMT_JSON, MX_FMT_MARKDOWN };
@@ -20,13 +21,13 @@ enum { MX_FMT_TABLE = 1, MX_FMT_CSV, MX_FMT_JSON, MX_FMT_MARKDOWN };
 /* Exit status when a cell regressed against the baseline. */
 enum { EXIT_REGRESSED = 3 };
 
-/* The shared options' ids (with 'j', 'o', 'c', 'q', 'h'); a command's own
- * start at MX_OPT_OWN. */
+/* The shared options' ids (with 'j', 'o', 'c', 'q', 'h', and OPT_FORMAT
+ * and OPT_SEED of options.h); a command's own start at MX_OPT_OWN. */
 enum {
-	MX_OPT_WORKLOAD = 256, MX_OPT_BATCH, MX_OPT_THREADS, MX_OPT_DURATION, MX_OPT_SAMPLES,
+	MX_OPT_WORKLOAD = OPT_OWN, MX_OPT_BATCH, MX_OPT_THREADS, MX_OPT_DURATION, MX_OPT_SAMPLES,
 	MX_OPT_WARMUP, MX_OPT_REPEAT, MX_OPT_MEM_LIMIT, MX_OPT_QUERIES, MX_OPT_QRELS, MX_OPT_RUN,
-	MX_OPT_DEPTH, MX_OPT_NEGATIVES, MX_OPT_SEED, MX_OPT_SYNTHETIC, MX_OPT_TMPDIR, MX_OPT_FORMAT,
-	MX_OPT_PLOT, MX_OPT_BASELINE, MX_OPT_TOLERANCE, MX_OPT_FROM, MX_OPT_CORPUS,
+	MX_OPT_DEPTH, MX_OPT_NEGATIVES, MX_OPT_SYNTHETIC, MX_OPT_TMPDIR, MX_OPT_PLOT, MX_OPT_BASELINE,
+	MX_OPT_TOLERANCE, MX_OPT_FROM, MX_OPT_CORPUS,
 	MX_OPT_OWN = 512
 };
 
@@ -58,7 +59,7 @@ void matrix_opts_free(matrix_opts *o);
 /* A command: its name and usage, and its own options with the function
  * that sets them (same contract as the shared ones: place is NULL on the
  * command line, "FILE:LINE" from an experiment file; returns 0 or an exit
- * status after saying what is wrong). */
+ * status after saying what is wrong, as opt_bad_value does). */
 typedef struct matrix_cmd {
 	const char *name;
 	const char *usage;        /* up to its own options; the shared ones
@@ -75,11 +76,6 @@ typedef struct matrix_cmd {
  * --from, --baseline, the experiment file) or both name one file. */
 int matrix_parse(const matrix_cmd *cmd, matrix_opts *o, int argc, char **argv);
 
-/* Says that a value is bad, as the shared options do; returns EXIT_USAGE. */
-int matrix_bad_value(const char *cmd, const char *name, const char *place, const char *hint,
-                     const char *value);
-/* "1,2,4" into list: each 1..max, at most MX_MAX_LIST.  0 or -1. */
-int matrix_parse_list(const char *s, unsigned *list, size_t *n, unsigned max);
 
 /* The machine (cores, memory, kernel, cpu, hostname, and the filesystem
  * named fs) and the build, as JSON objects for dxb_rs_matrix; malloc'd, NULL

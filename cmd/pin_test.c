@@ -74,29 +74,33 @@ typedef struct pin_opts {
 } pin_opts;
 
 /* A list of words, each one of names[0..n), without repeats, into out. */
+typedef struct word_list {
+	const char *const *names;
+	int n;
+	int *out;
+	size_t *count;
+} word_list;
+
+static int add_word(void *ctx, const char *w)
+{
+	word_list *l = ctx;
+	int k = 0;
+	while (k < l->n && strcmp(w, l->names[k]) != 0)
+		k++;
+	if (k == l->n)
+		return -1;
+	for (size_t i = 0; i < *l->count; i++)
+		if (l->out[i] == k)
+			return 0;
+	l->out[(*l->count)++] = k;
+	return 0;
+}
+
 static int parse_words(const char *s, const char *const *names, int n, int *out, size_t *count)
 {
-	char item[32];
+	word_list l = { names, n, out, count };
 	*count = 0;
-	while (*s) {
-		size_t len = strcspn(s, ",");
-		if (len == 0 || len >= sizeof item)
-			return -1;
-		memcpy(item, s, len);
-		item[len] = '\0';
-		int k = 0;
-		while (k < n && strcmp(item, names[k]) != 0)
-			k++;
-		if (k == n)
-			return -1;
-		int seen = 0;
-		for (size_t i = 0; i < *count; i++)
-			seen |= out[i] == k;
-		if (!seen)
-			out[(*count)++] = k;
-		s += len + (s[len] == ',');
-	}
-	return *count ? 0 : -1;
+	return cli_parse_list(s, add_word, &l);
 }
 
 /* --pin: "all" is every mode.  corpus brings populate, just before it:
@@ -131,25 +135,25 @@ static int set_own(void *ctx, int id, const char *name, const char *v, const cha
 	switch (id) {
 	case OPT_PIN:
 		if (parse_pins(v, p) < 0)
-			return matrix_bad_value("pin-test", name, place,
+			return opt_bad_value("pin-test", name, place,
 			                        "none, buffers, populate, corpus, cuda or all", v);
 		break;
 	case OPT_PLACEMENT:
 		if (parse_words(v, place_names, NPLACES, p->place, &p->nplaces) < 0)
-			return matrix_bad_value("pin-test", name, place, "disk or ramdisk", v);
+			return opt_bad_value("pin-test", name, place, "disk or ramdisk", v);
 		break;
 	case OPT_CACHE:
 		if (parse_words(v, cache_names, NCACHES, p->cache, &p->ncaches) < 0)
-			return matrix_bad_value("pin-test", name, place, "warm or cold", v);
+			return opt_bad_value("pin-test", name, place, "warm or cold", v);
 		break;
 	case OPT_RAMDISK:
 		if (!*v)
-			return matrix_bad_value("pin-test", name, place, "a directory", v);
+			return opt_bad_value("pin-test", name, place, "a directory", v);
 		p->ramdisk = v;
 		break;
 	case OPT_STRATEGY:
 		if ((p->strategy = dxb_loader_parse(v)) < 0)
-			return matrix_bad_value("pin-test", name, place,
+			return opt_bad_value("pin-test", name, place,
 			                        "memory, stdio, pread, mmap, gzip or bgzf", v);
 		break;
 	}

@@ -1,0 +1,42 @@
+/* options.c: the options several commands take (see options.h). */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "options.h"
+
+int opt_bad_value(const char *cmd, const char *name, const char *place, const char *hint,
+                  const char *value)
+{
+	char what[512];
+	if (place)
+		snprintf(what, sizeof what, "%s: bad %s, give %s", place, name, hint);
+	else
+		snprintf(what, sizeof what, "bad --%s, give %s", name, hint);
+	return cli_usage_error(cmd, what, value);
+}
+
+int opt_format(const char *cmd, const char *place, const char *value, const char *const *names,
+               int *format)
+{
+	char hint[128];
+	size_t n = 0, len = 0;
+	for (; names[n]; n++)
+		if (strcmp(value, names[n]) == 0) {
+			*format = (int)n;
+			return 0;
+		}
+	/* "a, b or c" */
+	hint[0] = '\0';
+	for (size_t i = 0; i < n && len < sizeof hint; i++)
+		len += (size_t)snprintf(hint + len, sizeof hint - len, "%s%s",
+		                        i == 0 ? "" : i + 1 < n ? ", " : " or ", names[i]);
+	return opt_bad_value(cmd, "format", place, hint, value);
+}
+
+int opt_seed(const char *cmd, const char *place, const char *value, uint64_t *seed)
+{
+	if (cli_parse_u64(value, seed) < 0)
+		return opt_bad_value(cmd, "seed", place, "a non-negative integer", value);
+	return 0;
+}

@@ -1,0 +1,39 @@
+/*
+ * options.h: the options that several commands take, declared and read in
+ * one place, so that each means and says the same everywhere: -o/--output
+ * (index, sample, bench, pin-test), --format (all five, each with its own
+ * names) and --seed (get, sample, bench, pin-test).  A command lists them
+ * in its getopt_long table with the OPTION_* entries and reads their
+ * values with opt_*; its own options take ids from OPT_OWN.
+ */
+#ifndef DX_OPTIONS_H
+#define DX_OPTIONS_H
+
+#include <getopt.h>
+#include <stdint.h>
+
+enum { OPT_FORMAT = 256, OPT_SEED, OPT_OWN };
+
+#define OPTION_OUTPUT { "output", required_argument, NULL, 'o' }
+#define OPTION_FORMAT { "format", required_argument, NULL, OPT_FORMAT }
+#define OPTION_SEED { "seed", required_argument, NULL, OPT_SEED }
+#define OPTION_HELP { "help", no_argument, NULL, 'h' }
+#define OPTION_END { NULL, 0, NULL, 0 }
+
+/* Says that the value of option name is bad and what to give instead:
+ * "bad --NAME, give HINT" on the command line (place NULL), "PLACE: bad
+ * NAME, give HINT" for a key of an experiment file at place ("FILE:LINE").
+ * Returns EXIT_USAGE. */
+int opt_bad_value(const char *cmd, const char *name, const char *place, const char *hint,
+                  const char *value) __attribute__((cold));
+
+/* --format: *format becomes the place of value among names (ending with
+ * NULL).  Another value is a usage error whose hint lists the
+ * names ("a, b or c").  Returns 0 or EXIT_USAGE. */
+int opt_format(const char *cmd, const char *place, const char *value, const char *const *names,
+               int *format);
+
+/* --seed: a non-negative integer.  Returns 0 or EXIT_USAGE. */
+int opt_seed(const char *cmd, const char *place, const char *value, uint64_t *seed);
+
+#endif
