@@ -7,6 +7,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "options.h"
 #include "out.h"
 #include "signals.h"
 
@@ -62,9 +63,9 @@ static const char usage[] =
 	"  -h, --help               show this help\n";
 
 enum {
-	OPT_QUERIES = 256, OPT_QRELS, OPT_MIN_REL, OPT_RUN, OPT_DEPTH, OPT_EXCLUDE_JUDGED,
-	OPT_RANDOM, OPT_RUN_RATIO, OPT_TRIPLES, OPT_FORMAT, OPT_FIELD, OPT_NEGATIVES, OPT_COUNT,
-	OPT_EPOCHS, OPT_SEED, OPT_RANK, OPT_WORLD_SIZE, OPT_STRICT, OPT_STATS
+	OPT_QUERIES = OPT_OWN, OPT_QRELS, OPT_MIN_REL, OPT_RUN, OPT_DEPTH, OPT_EXCLUDE_JUDGED,
+	OPT_RANDOM, OPT_RUN_RATIO, OPT_TRIPLES, OPT_FIELD, OPT_NEGATIVES, OPT_COUNT, OPT_EPOCHS,
+	OPT_RANK, OPT_WORLD_SIZE, OPT_STRICT, OPT_STATS
 };
 
 static const struct option options[] = {
@@ -77,22 +78,36 @@ static const struct option options[] = {
 	{ "random", no_argument, NULL, OPT_RANDOM },
 	{ "run-ratio", required_argument, NULL, OPT_RUN_RATIO },
 	{ "triples", required_argument, NULL, OPT_TRIPLES },
-	{ "output", required_argument, NULL, 'o' },
-	{ "format", required_argument, NULL, OPT_FORMAT },
+	OPTION_OUTPUT,
+	OPTION_FORMAT,
 	{ "field", required_argument, NULL, OPT_FIELD },
 	{ "negatives", required_argument, NULL, OPT_NEGATIVES },
 	{ "count", required_argument, NULL, OPT_COUNT },
 	{ "epochs", required_argument, NULL, OPT_EPOCHS },
-	{ "seed", required_argument, NULL, OPT_SEED },
+	OPTION_SEED,
 	{ "rank", required_argument, NULL, OPT_RANK },
 	{ "world-size", required_argument, NULL, OPT_WORLD_SIZE },
 	{ "strict", no_argument, NULL, OPT_STRICT },
 	{ "stats", no_argument, NULL, OPT_STATS },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
+	OPTION_HELP,
+	OPTION_END,
 };
 
+/* --format, by FMT_* number. */
 enum { FMT_TSV, FMT_IDS, FMT_JSONL };
+static const char *const formats[] = { "tsv", "ids", "jsonl", NULL };
+
+/* The command line, read. */
+typedef struct sample_args {
+	dx_sample_opts so;
+	const char *corpus;       /* NULL with --format ids and no corpus */
+	const char *output, *field;
+	int format;
+	int lists;                /* --negatives was given */
+	int stats;
+	int rank_given, world_given;
+	int pair_opts;            /* an option that --triples refuses was given */
+} sample_args;
 
 /* Triples are read in batches: the records of a batch are read together,
  * in file order. */
@@ -303,6 +318,124 @@ static void stats(const sampler_cli *x)
 	        (unsigned long long)x->written);
 }
 
+/* ---- the command line ----------------------------------------------------- */
+
+/* A usage error about the value of the option being read. */
+static int bad_value(const char *what)
+{
+	return cli_usage_error("sample", what, optarg);
+}
+
+/* The value of the option being read, an integer from min to max, into
+ * *v.  0 or -1. */
+static int number(uint64_t min, uint64_t max, uint64_t *v)
+{
+	uint64_t n;
+	if (cli_parse_u64(optarg, &n) < 0 || n < min || n > max)
+		return -1;
+	*v = n;
+	return 0;
+}
+
+/* The options that shape the (query, positive) pairs and their negatives,
+ * which --triples refuses.  Returns 0 or EXIT_USAGE. */
+static int set_pair_option(sample_args *a, int c)
+{
+	dx_sample_opts *so = &a->so;
+	uint64_t v;
+	a->pair_opts = 1;
+	switch (c) {
+	case OPT_EXCLUDE_JUDGED:
+		so->exclude_judged = 1;
+		return 0;
+	case OPT_MIN_REL:
+		if (cli_parse_double(optarg, &so->min_rel) < 0)
+			return bad_value("bad --min-rel, give a number");
+		return 0;
+	case OPT_DEPTH:
+		if (number(1, UINT32_MAX, &v) < 0)
+			return bad_value("bad --depth, give a number of documents");
+		so->depth = (unsigned)v;
+		return 0;
+	default: /* OPT_RUN_RATIO */
+		if (cli_parse_double(optarg, &so->run_ratio) < 0 || !(so->run_ratio >= 0 && so->run_ratio <= 1))
+			return bad_value("bad --run-ratio, give a number from 0 to 1");
+		return 0;
+	}
+}
+
+/* How many triples, and which: negatives, count, draws, shard.  Returns 0
+ * or EXIT_USAGE. */
+static int set_count_option(sample_args *a, int c)
+{
+	dx_sample_opts *so = &a->so;
+	uint64_t v;
+	switch (c) {
+	case OPT_NEGATIVES:
+		if (number(1, 1024, &v) < 0)
+			return bad_value("bad --negatives, give 1 to 1024");
+		so->negatives = (unsigned)v;
+		a->lists = 1;
+		return 0;
+	case OPT_COUNT:
+		if (number(1, UINT64_MAX, &so->count) < 0)
+			return bad_value("bad --count, give a number of triples");
+		return 0;
+	case OPT_EPOCHS:
+		if (number(1, UINT64_MAX, &so->epochs) < 0)
+			return bad_value("bad --epochs, give a number of passes");
+		return 0;
+	case OPT_RANK:
+		if (number(0, UINT64_MAX, &so->rank) < 0)
+			return bad_value("bad --rank, give a non-negative integer");
+		a->rank_given = 1;
+		return 0;
+	case OPT_WORLD_SIZE:
+		if (number(1, UINT64_MAX, &so->world_size) < 0)
+			return bad_value("bad --world-size, give a positive integer");
+		a->world_given = 1;
+		return 0;
+	default: /* OPT_SEED */
+		return opt_seed("sample", NULL, optarg, &so->seed);
+	}
+}
+
+/* Reads the option getopt_long returned as c.  Returns 0, -1 once --help
+ * was printed, or EXIT_USAGE. */
+static int set_option(sample_args *a, int c, char **argv)
+{
+	dx_sample_opts *so = &a->so;
+	switch (c) {
+	case OPT_QUERIES: so->queries = optarg; return 0;
+	case OPT_QRELS: so->qrels = optarg; return 0;
+	case OPT_RUN: so->run = optarg; return 0;
+	case OPT_TRIPLES: so->triples = optarg; return 0;
+	case OPT_RANDOM: so->random = 1; return 0;
+	case OPT_STRICT: so->strict = 1; return 0;
+	case OPT_STATS: a->stats = 1; return 0;
+	case OPT_FIELD: a->field = optarg; return 0;
+	case 'o': a->output = optarg; return 0;
+	case OPT_FORMAT: return opt_format("sample", NULL, optarg, formats, &a->format);
+	case OPT_EXCLUDE_JUDGED:
+	case OPT_MIN_REL:
+	case OPT_DEPTH:
+	case OPT_RUN_RATIO:
+		return set_pair_option(a, c);
+	case OPT_NEGATIVES:
+	case OPT_COUNT:
+	case OPT_EPOCHS:
+	case OPT_SEED:
+	case OPT_RANK:
+	case OPT_WORLD_SIZE:
+		return set_count_option(a, c);
+	case 'h':
+		fputs(usage, stdout);
+		return -1;
+	default:
+		return cli_bad_option("sample", argv, c);
+	}
+}
+
 /* A number from an option or, when the option is absent, the environment. */
 static int env_number(const char *name, uint64_t *v)
 {
@@ -317,216 +450,207 @@ static int env_number(const char *name, uint64_t *v)
 	return 0;
 }
 
-static int parse_double(const char *s, double *v)
+/* This process's shard: torchrun and other launchers say which process
+ * this is in RANK and WORLD_SIZE, which the options override.  Returns 0
+ * or EXIT_USAGE. */
+static int check_shard(sample_args *a)
 {
-	char *end;
-	*v = strtod(s, &end);
-	return *s && !*end ? 0 : -1;
+	dx_sample_opts *so = &a->so;
+	if ((!a->rank_given && env_number("RANK", &so->rank)) ||
+	    (!a->world_given && env_number("WORLD_SIZE", &so->world_size)))
+		return EXIT_USAGE;
+	if (so->world_size != 0 && so->rank < so->world_size)
+		return 0;
+	/* Say the values and where each came from. */
+	char given[120];
+	snprintf(given, sizeof given, "%s%llu, %s%llu", a->rank_given ? "--rank " : "RANK=",
+	         (unsigned long long)so->rank, a->world_given ? "--world-size " : "WORLD_SIZE=",
+	         (unsigned long long)so->world_size);
+	return cli_usage_error("sample", "the rank must be below the world size", given);
 }
 
-int cmd_sample(int argc, char **argv)
+/* Which inputs go together.  Returns 0 or EXIT_USAGE. */
+static int check_inputs(const sample_args *a)
 {
-	dx_sample_opts so = { .min_rel = 1, .negatives = 1, .run_ratio = 0.5, .world_size = 1 };
-	sampler_cli x = { .format = FMT_TSV };
-	const char *output = NULL, *field = NULL;
-	int rank_given = 0, world_given = 0, show_stats = 0, pair_opts = 0, c;
-	uint64_t v;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, ":o:h", options, NULL)) != -1) {
-		switch (c) {
-		case OPT_QUERIES: so.queries = optarg; break;
-		case OPT_QRELS: so.qrels = optarg; break;
-		case OPT_RUN: so.run = optarg; break;
-		case OPT_TRIPLES: so.triples = optarg; break;
-		case OPT_EXCLUDE_JUDGED: so.exclude_judged = pair_opts = 1; break;
-		case OPT_RANDOM: so.random = 1; break;
-		case OPT_STRICT: so.strict = 1; break;
-		case OPT_STATS: show_stats = 1; break;
-		case OPT_FIELD: field = optarg; break;
-		case 'o': output = optarg; break;
-		case OPT_MIN_REL:
-			pair_opts = 1;
-			if (parse_double(optarg, &so.min_rel) < 0)
-				return cli_usage_error("sample", "bad --min-rel, give a number", optarg);
-			break;
-		case OPT_DEPTH:
-			pair_opts = 1;
-			if (cli_parse_u64(optarg, &v) < 0 || v == 0 || v > UINT32_MAX)
-				return cli_usage_error("sample", "bad --depth, give a number of documents", optarg);
-			so.depth = (unsigned)v;
-			break;
-		case OPT_RUN_RATIO:
-			pair_opts = 1;
-			if (parse_double(optarg, &so.run_ratio) < 0 || !(so.run_ratio >= 0 && so.run_ratio <= 1))
-				return cli_usage_error("sample", "bad --run-ratio, give a number from 0 to 1", optarg);
-			break;
-		case OPT_FORMAT:
-			if (strcmp(optarg, "tsv") == 0)
-				x.format = FMT_TSV;
-			else if (strcmp(optarg, "ids") == 0)
-				x.format = FMT_IDS;
-			else if (strcmp(optarg, "jsonl") == 0)
-				x.format = FMT_JSONL;
-			else
-				return cli_usage_error("sample", "bad --format, give tsv, ids or jsonl", optarg);
-			break;
-		case OPT_NEGATIVES:
-			if (cli_parse_u64(optarg, &v) < 0 || v == 0 || v > 1024)
-				return cli_usage_error("sample", "bad --negatives, give 1 to 1024", optarg);
-			so.negatives = (unsigned)v;
-			x.lists = 1;
-			break;
-		case OPT_COUNT:
-			if (cli_parse_u64(optarg, &so.count) < 0 || so.count == 0)
-				return cli_usage_error("sample", "bad --count, give a number of triples", optarg);
-			break;
-		case OPT_EPOCHS:
-			if (cli_parse_u64(optarg, &so.epochs) < 0 || so.epochs == 0)
-				return cli_usage_error("sample", "bad --epochs, give a number of passes", optarg);
-			break;
-		case OPT_SEED:
-			if (cli_parse_u64(optarg, &so.seed) < 0)
-				return cli_usage_error("sample", "bad --seed, give a non-negative integer", optarg);
-			break;
-		case OPT_RANK:
-			if (cli_parse_u64(optarg, &so.rank) < 0)
-				return cli_usage_error("sample", "bad --rank, give a non-negative integer", optarg);
-			rank_given = 1;
-			break;
-		case OPT_WORLD_SIZE:
-			if (cli_parse_u64(optarg, &so.world_size) < 0 || so.world_size == 0)
-				return cli_usage_error("sample", "bad --world-size, give a positive integer", optarg);
-			world_given = 1;
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			return EXIT_OK;
-		default:
-			return cli_bad_option("sample", argv, c);
-		}
-	}
-	if (optind + 1 < argc)
-		return cli_usage_error("sample", "one corpus or index only", argv[optind + 1]);
-	const char *corpus = optind < argc ? argv[optind] : NULL;
-	/* The ids need no corpus; texts and random negatives do. */
-	if (!corpus && x.format != FMT_IDS)
-		return cli_usage_error("sample", "no corpus or index given (only --format ids needs none)", NULL);
-	if (!corpus && so.random)
-		return cli_usage_error("sample", "--random draws from a corpus: give one", NULL);
-	/* torchrun and other launchers say which process this is. */
-	if ((!rank_given && env_number("RANK", &so.rank)) ||
-	    (!world_given && env_number("WORLD_SIZE", &so.world_size)))
-		return EXIT_USAGE;
-	if (so.world_size == 0 || so.rank >= so.world_size) {
-		/* Say the values and where each came from. */
-		char given[120];
-		snprintf(given, sizeof given, "%s%llu, %s%llu", rank_given ? "--rank " : "RANK=",
-		         (unsigned long long)so.rank, world_given ? "--world-size " : "WORLD_SIZE=",
-		         (unsigned long long)so.world_size);
-		return cli_usage_error("sample", "the rank must be below the world size", given);
-	}
-	if (!so.queries && x.format != FMT_IDS)
+	const dx_sample_opts *so = &a->so;
+	if (!so->queries && a->format != FMT_IDS)
 		return cli_usage_error("sample", "no --queries given (only --format ids needs none)", NULL);
-	if (so.triples && (so.qrels || so.run || so.random || pair_opts))
+	if (so->triples && (so->qrels || so->run || so->random || a->pair_opts))
 		return cli_usage_error("sample", "--triples takes no --qrels, --run, --random, --min-rel, "
 		                                 "--depth, --exclude-judged or --run-ratio", NULL);
-	if (!so.triples && !so.qrels)
+	if (!so->triples && !so->qrels)
 		return cli_usage_error("sample", "give --qrels (with --run, --random or both) or --triples", NULL);
-	if (so.qrels && !so.run && !so.random)
+	if (so->qrels && !so->run && !so->random)
 		return cli_usage_error("sample", "no negatives: give --run, --random or both", NULL);
-	if (so.count && so.epochs)
+	if (so->count && so->epochs)
 		return cli_usage_error("sample", "give --count or --epochs, not both", NULL);
-	x.k = so.negatives;
-	x.strict = so.strict;
-	x.depth = so.depth;
+	return 0;
+}
 
-	int status = EXIT_FAIL, r;
-	dx_output *f = NULL;
+/* Reads the command line into a.  Returns 0, -1 once --help was printed,
+ * or EXIT_USAGE. */
+static int parse_args(sample_args *a, int argc, char **argv)
+{
+	int c, rc;
+	*a = (sample_args){
+		.so = { .min_rel = 1, .negatives = 1, .run_ratio = 0.5, .world_size = 1 },
+		.format = FMT_TSV,
+	};
+	optind = 1;
+	while ((c = getopt_long(argc, argv, ":o:h", options, NULL)) != -1)
+		if ((rc = set_option(a, c, argv)) != 0)
+			return rc;
+	if (optind + 1 < argc)
+		return cli_usage_error("sample", "one corpus or index only", argv[optind + 1]);
+	a->corpus = optind < argc ? argv[optind] : NULL;
+	/* The ids need no corpus; texts and random negatives do. */
+	if (!a->corpus && a->format != FMT_IDS)
+		return cli_usage_error("sample", "no corpus or index given (only --format ids needs none)", NULL);
+	if (!a->corpus && a->so.random)
+		return cli_usage_error("sample", "--random draws from a corpus: give one", NULL);
+	if ((rc = check_shard(a)) != 0)
+		return rc;
+	return check_inputs(a);
+}
+
+/* ---- the run ---------------------------------------------------------------- */
+
+/* Says that the command was interrupted; returns EXIT_INTERRUPTED. */
+static int interrupted(const char *output)
+{
+	cli_error("sample", "interrupted", output);
+	return EXIT_INTERRUPTED;
+}
+
+/* Opens the corpus, when one is given, its fields and the sampler over the
+ * inputs.  Returns EXIT_OK, or the exit status after saying why not. */
+static int open_sampler(sampler_cli *x, const sample_args *a)
+{
 	dx_sample_report rep;
+	dx_sample_opts so = a->so;
 	so.report = &rep;
 	so.progress = stop_requested;
-	if (corpus && !(x.c = dx_corpus_open(corpus, &x.err)))
-		goto failed;
+	if (a->corpus && !(x->c = dx_corpus_open(a->corpus, &x->err))) {
+		cli_lib_error("sample", &x->err);
+		return EXIT_FAIL;
+	}
 	/* Nothing this command reads may be replaced by its output. */
 	const char *const inputs[] = { so.queries, so.qrels, so.run, so.triples };
-	if (cli_check_output("sample", output, inputs, sizeof inputs / sizeof *inputs, x.c) != EXIT_OK)
-		goto done;
-	if (x.c && !(x.fields = dx_fields_parse(x.c, field, &x.err))) {
-		status = EXIT_USAGE;
-		goto failed;
+	if (cli_check_output("sample", a->output, inputs, sizeof inputs / sizeof *inputs, x->c) != EXIT_OK)
+		return EXIT_FAIL;
+	if (x->c && !(x->fields = dx_fields_parse(x->c, a->field, &x->err))) {
+		cli_lib_error("sample", &x->err);
+		return EXIT_USAGE;
 	}
 	/* From here an interrupt stops the command cleanly: the sampler's
 	 * readers ask stop_requested every 65536 lines, and a read that the
 	 * signal interrupts (a FIFO, a pipe) fails with it. */
 	cli_catch_signals();
-	x.s = dx_sampler_open(x.c, &so, &x.err);
+	x->s = dx_sampler_open(x->c, &so, &x->err);
 	warnings(&rep);
-	if (!x.s && (x.err.code == DX_ECANCELED || cli_interrupted())) {
-		cli_error("sample", "interrupted", output);
-		status = EXIT_INTERRUPTED;
-		goto done;
-	}
-	if (!x.s) {
-		cli_lib_error("sample", &x.err);
-		summary(&x, &rep);
-		goto done;
-	}
-	if (output && !(f = dx_output_open(output, &x.err))) {
-failed:
-		cli_lib_error("sample", &x.err);
-		goto done;
-	}
-	x.batch = batch_size(&x);
-	x.t = calloc(x.batch, sizeof *x.t);
-	x.neg = malloc(x.batch * x.k * sizeof *x.neg);
-	x.pos = malloc(x.batch * (1 + x.k) * sizeof *x.pos);
-	x.recs = malloc(x.batch * (1 + x.k) * sizeof *x.recs);
-	if (!x.t || !x.neg || !x.pos || !x.recs || out_open(&x.o, f ? dx_output_fd(f) : STDOUT_FILENO) < 0) {
-		cli_error("sample", "out of memory", NULL);
-		goto done;
-	}
-	for (size_t i = 0; i < x.batch; i++)
-		x.t[i].neg = x.neg + i * x.k;
-	r = run(&x);
+	if (x->s)
+		return EXIT_OK;
+	if (x->err.code == DX_ECANCELED || cli_interrupted())
+		return interrupted(a->output);
+	cli_lib_error("sample", &x->err);
+	summary(x, &rep);
+	return EXIT_FAIL;
+}
+
+/* The batch: its triples, their negatives, the records they read.  0, or
+ * -1 when out of memory. */
+static int alloc_batch(sampler_cli *x)
+{
+	x->batch = batch_size(x);
+	x->t = calloc(x->batch, sizeof *x->t);
+	x->neg = malloc(x->batch * x->k * sizeof *x->neg);
+	x->pos = malloc(x->batch * (1 + x->k) * sizeof *x->pos);
+	x->recs = malloc(x->batch * (1 + x->k) * sizeof *x->recs);
+	if (!x->t || !x->neg || !x->pos || !x->recs)
+		return -1;
+	for (size_t i = 0; i < x->batch; i++)
+		x->t[i].neg = x->neg + i * x->k;
+	return 0;
+}
+
+/* Writes every triple through x->o, opened, then closes it.  Returns the
+ * exit status, having said what went wrong. */
+static int write_triples(sampler_cli *x, const char *output)
+{
+	int status = EXIT_OK, r = run(x);
 	/* A signal may surface as a library error (a read that it
 	 * interrupted): the interrupt is what happened. */
 	if (r < 0 && (r == DX_ECANCELED || cli_interrupted())) {
-		cli_error("sample", "interrupted", output);
-		status = EXIT_INTERRUPTED;
+		status = interrupted(output);
 	} else if (r < 0) {
-		cli_lib_error("sample", &x.err);
+		cli_lib_error("sample", &x->err);
 		status = EXIT_FAIL;
-	} else {
-		status = EXIT_OK;
 	}
-	if (out_close(&x.o) < 0) {
+	if (out_close(&x->o) < 0) {
 		/* With -o, the file is what could not be written, not stdout. */
 		if (output)
-			cli_sys_error("sample", "cannot write output", output, x.o.error);
+			cli_sys_error("sample", "cannot write output", output, x->o.error);
 		else
-			cli_output_error("sample", x.o.error);
+			cli_output_error("sample", x->o.error);
 		status = status == EXIT_INTERRUPTED ? status : EXIT_FAIL;
 	}
+	return status;
+}
+
+/* Writes the triples to -o's file, which replaces the old one only once
+ * complete, or to stdout; then says what was skipped and, with --stats,
+ * what was read and written.  Returns the exit status. */
+static int write_output(sampler_cli *x, const sample_args *a)
+{
+	dx_output *f = NULL;
+	if (a->output && !(f = dx_output_open(a->output, &x->err))) {
+		cli_lib_error("sample", &x->err);
+		return EXIT_FAIL;
+	}
+	if (alloc_batch(x) < 0 || out_open(&x->o, f ? dx_output_fd(f) : STDOUT_FILENO) < 0) {
+		cli_error("sample", "out of memory", NULL);
+		dx_output_abort(f);
+		return EXIT_FAIL;
+	}
+	int status = write_triples(x, a->output);
 	if (status == EXIT_OK && f) {
 		dx_output *g = f;
 		f = NULL;
-		if (dx_output_commit(g, &x.err) < 0) {
-			cli_lib_error("sample", &x.err);
+		if (dx_output_commit(g, &x->err) < 0) {
+			cli_lib_error("sample", &x->err);
 			status = EXIT_FAIL;
 		}
 	}
 	if (status != EXIT_INTERRUPTED)
-		summary(&x, dx_sampler_report(x.s));
-	if (show_stats && x.s)
-		stats(&x);
-done:
+		summary(x, dx_sampler_report(x->s));
+	if (a->stats)
+		stats(x);
 	dx_output_abort(f);
-	free(x.t);
-	free(x.neg);
-	free(x.pos);
-	free(x.recs);
-	dx_sampler_close(x.s);
-	dx_fields_free(x.fields);
-	dx_corpus_close(x.c);
+	return status;
+}
+
+static void sampler_cli_free(sampler_cli *x)
+{
+	free(x->t);
+	free(x->neg);
+	free(x->pos);
+	free(x->recs);
+	dx_sampler_close(x->s);
+	dx_fields_free(x->fields);
+	dx_corpus_close(x->c);
+}
+
+int cmd_sample(int argc, char **argv)
+{
+	sample_args a;
+	int status = parse_args(&a, argc, argv);
+	if (status != 0)
+		return status < 0 ? EXIT_OK : status;
+	sampler_cli x = { .format = a.format, .lists = a.lists, .strict = a.so.strict,
+	                  .k = a.so.negatives, .depth = a.so.depth };
+	status = open_sampler(&x, &a);
+	if (status == EXIT_OK)
+		status = write_output(&x, &a);
+	sampler_cli_free(&x);
 	return status;
 }
