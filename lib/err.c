@@ -26,16 +26,6 @@ const char *dx_strerror(int code)
 	return "unknown error";
 }
 
-const char *dx_version(void)
-{
-	return DX_VERSION;
-}
-
-int dx_version_number(void)
-{
-	return DX_VERSION_NUMBER;
-}
-
 static int is_control(unsigned char c)
 {
 	return c < 0x20 || c == 0x7f;
@@ -120,22 +110,4 @@ const char *dx_describe(const dx_err *err, char *out, size_t outsz)
 	else
 		snprintf(out, outsz, "%s%s", err->what, sys);
 	return out;
-}
-
-const char *dx_format_bytes(uint64_t n, char *buf, size_t bufsz)
-{
-	static const char *const units[] = { "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
-	if (n < 1024) {
-		snprintf(buf, bufsz, "%llu B", (unsigned long long)n);
-		return buf;
-	}
-	double v = (double)n / 1024;
-	size_t u = 0;
-	/* 1023.95 and above would print as "1024.0": go to the next unit. */
-	while (v >= 1023.95 && u + 1 < sizeof units / sizeof *units) {
-		v /= 1024;
-		u++;
-	}
-	snprintf(buf, bufsz, "%.1f %s", v, units[u]);
-	return buf;
 }

@@ -1,6 +1,6 @@
 /*
  * sample.h: the parts of the triple sampler (internal).  queries.c reads
- * query texts, qrels.c the judgements, run.c the run's candidates,
+ * query texts, qrels.c the judgements, runfile.c the run's candidates,
  * sample_shape.c tells an input that has the shape of another kind of file,
  * and sampler.c draws triples from them.
  */

@@ -1,5 +1,5 @@
 /*
- * run.c: negatives for sample from a run: TREC "qid Q0 docid rank score
+ * runfile.c: negatives for sample from a run: TREC "qid Q0 docid rank score
  * tag" (columns after the tag are ignored, as trec_eval does) or MS MARCO
  * "qid TAB pid TAB rank" (rank 1 best, no score), told from the first line.
  * Each query keeps the top depth lines of the run, by score (a TREC run)
