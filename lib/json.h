@@ -1,7 +1,13 @@
 /*
- * json.h: just enough JSON for JSONL corpora (internal): walking the members
- * of a record's top-level object, skipping values, decoding strings.
- * Bytes that are not valid UTF-8 are passed through untouched.
+ * json.h: the one JSON reader and writer of docdex (internal).
+ *
+ * Reading walks text in place, without a tree: the members of an object
+ * and the elements of an array, values skipped whole, strings decoded.
+ * The walkers are lenient and fast, for the records of JSONL corpora,
+ * which are read as they come; a text that must be JSON as a whole (a
+ * report read back) is checked once against the grammar (dx__json_check)
+ * and then walked with the same functions.  Bytes that are not valid
+ * UTF-8 are passed through untouched.
  */
 #ifndef DX_JSON_H
 #define DX_JSON_H
@@ -46,5 +52,39 @@ int dx__json_plain_string(const char *val, const char *val_end);
  * other value's bytes as they are.  Returns 0, or -1 on a bad escape or
  * ENOMEM. */
 int dx__json_value(const dx_json_member *m, dx_buf *scratch, const char **out, size_t *outlen);
+
+/* The byte after the blanks at p. */
+const char *dx__json_skip_ws(const char *p, const char *end);
+
+/* Checks the value at p (its first byte) against JSON's grammar, strictly:
+ * strings without raw control bytes and with JSON's escapes only, numbers
+ * as JSON writes them (no hex, inf, nan or "+1"), true, false, null, and
+ * objects and arrays nested at most max_depth deep.  Returns the byte after
+ * the value, or NULL when it is not JSON. */
+const char *dx__json_check(const char *p, const char *end, int max_depth);
+
+/* Positions *p after the '[' of the array at *p (leading blanks allowed).
+ * Returns 0, or -1 when there is no array there. */
+int dx__json_open_array(const char **p, const char *end);
+
+/* Reads the next element of the array: returns 1 with [*val, *val_end)
+ * its value, 0 at the closing ']', -1 on malformed JSON. */
+int dx__json_next_element(const char **p, const char *end, const char **val, const char **val_end);
+
+/* The first byte of the value of member name of the object at obj, or NULL
+ * when obj is NULL, not an object, or has no such member. */
+const char *dx__json_member(const char *obj, const char *end, const char *name);
+
+/* The string value at val decoded into buf as a C string.  Returns 0, or -1
+ * when val is NULL or not a string, holds a bad escape or a NUL, or does
+ * not fit in n bytes: such a string matches no name a caller looks for. */
+int dx__json_string_copy(const char *val, const char *end, char *buf, size_t n);
+
+/* The number at val into *out.  Returns 0, or -1 when val is NULL, is not a
+ * number, or is beyond a double's range (1e999: JSON has no infinity).
+ * The text after the number must not continue it, as in any JSON text that
+ * ends in a NUL; numbers are read with strtod, and docdex never sets
+ * LC_NUMERIC, so the decimal point is '.'. */
+int dx__json_number(const char *val, double *out);
 
 #endif
