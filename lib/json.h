@@ -8,11 +8,14 @@
  * report read back) is checked once against the grammar (dx__json_check)
  * and then walked with the same functions.  Bytes that are not valid
  * UTF-8 are passed through untouched.
+ *
+ * Writing streams values to a sink (dx_json_writer below).
  */
 #ifndef DX_JSON_H
 #define DX_JSON_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "buf.h"
 
@@ -86,5 +89,71 @@ int dx__json_string_copy(const char *val, const char *end, char *buf, size_t n);
  * ends in a NUL; numbers are read with strtod, and docdex never sets
  * LC_NUMERIC, so the decimal point is '.'. */
 int dx__json_number(const char *val, double *out);
+
+/* ---- writing ---------------------------------------------------------------- */
+
+/*
+ * A streaming writer: values, keys, objects and arrays in the order they
+ * come, laid out as docdex's reports are.  A container is either inline,
+ * its members on one line ({"a": 1, "b": [1, 2]}), or block, each member
+ * on a line of its own, indented two spaces a level, and the closing
+ * bracket on a line of its own unless the container is empty ("[]").
+ *
+ * Strings are written with one rule: the quote and the backslash escaped
+ * with a backslash, control bytes as \u00XX, every other byte (UTF-8
+ * included, valid or not) as it is.  Bytes gather in the writer and go to
+ * the sink in blocks; once the sink fails, nothing more is written and
+ * dx__jw_finish says so.
+ */
+enum { DX_JW_INLINE = 0, DX_JW_BLOCK = 1, DX_JW_MAX_DEPTH = 32, DX_JW_BUF = 4096 };
+
+/* Takes len bytes; returns 0, or -1 when they could not be written. */
+typedef int (*dx_json_sink)(void *ctx, const void *p, size_t len);
+
+typedef struct dx_json_writer {
+	dx_json_sink sink;
+	void *ctx;
+	int failed;                       /* the sink failed: write nothing more */
+	int base;                         /* the indent level the text starts at */
+	int depth;                        /* containers open */
+	int after_key;                    /* a key was written: its value follows */
+	unsigned char block[DX_JW_MAX_DEPTH]; /* each open container: laid out in lines */
+	unsigned char used[DX_JW_MAX_DEPTH];  /* ... and holds a member already */
+	size_t len;
+	char buf[DX_JW_BUF];
+} dx_json_writer;
+
+/* Starts a text whose block containers are indented as if base levels
+ * deep already (a value that another writer's text will hold). */
+void dx__jw_init(dx_json_writer *w, dx_json_sink sink, void *ctx, int base);
+/* Hands what is gathered to the sink.  Returns 0, or -1 when the sink failed. */
+int dx__jw_finish(dx_json_writer *w);
+
+void dx__jw_begin_object(dx_json_writer *w, int layout);
+void dx__jw_end_object(dx_json_writer *w);
+void dx__jw_begin_array(dx_json_writer *w, int layout);
+void dx__jw_end_array(dx_json_writer *w);
+/* A member's key, a NUL-terminated name; its value is written next. */
+void dx__jw_key(dx_json_writer *w, const char *name);
+
+/* The n bytes at s as a string. */
+void dx__jw_string(dx_json_writer *w, const char *s, size_t n);
+/* A C string as a string, or null for NULL. */
+void dx__jw_cstring(dx_json_writer *w, const char *s);
+void dx__jw_null(dx_json_writer *w);
+void dx__jw_bool(dx_json_writer *w, int v);
+void dx__jw_uint(dx_json_writer *w, uint64_t v);
+void dx__jw_int(dx_json_writer *w, int64_t v);
+/* A measured figure, as reports write them (dx__json_format_figure); null
+ * when it is NaN or infinite, which JSON cannot hold. */
+void dx__jw_figure(dx_json_writer *w, double x);
+/* x with printf's %.*g of the given precision; null when not finite. */
+void dx__jw_double(dx_json_writer *w, double x, int precision);
+/* n bytes of JSON text written elsewhere, as one value. */
+void dx__jw_raw(dx_json_writer *w, const char *text, size_t n);
+
+/* A figure that reads back as the value it was: an integer (bytes, faults)
+ * exactly, anything else to 10 significant digits.  x must be finite. */
+void dx__json_format_figure(char *buf, size_t n, double x);
 
 #endif
