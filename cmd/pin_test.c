@@ -766,7 +766,8 @@ static int summarize(const dxb_rs_matrix *m, char **text, char **json)
 	size_t nt = techniques(m, t, 64), tl;
 	const dxb_rs_cell **sorted = malloc((m->ncells ? m->ncells : 1) * sizeof *sorted);
 	FILE *f = open_memstream(text, &tl);
-	/* An array of the report's top-level object: its lines indented so. */
+	/* An array that the report's top-level object holds: indented one
+	 * level deeper. */
 	dxb_json *g = dxb_json_new(1);
 	if (!f || !g || !sorted) {
 		if (f)
