@@ -143,7 +143,7 @@ static long each_element(const char *arr, const char *end,
 {
 	const char *v, *ve;
 	size_t n = 0;
-	if (!arr || *arr != '[' || dx__json_open_array(&arr, end) < 0)
+	if (!arr || dx__json_open_array(&arr, end) < 0)
 		return 0;
 	while (dx__json_next_element(&arr, end, &v, &ve) == 1) {
 		int r = fn ? fn(ctx, n, v) : 0;
