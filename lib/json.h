@@ -56,6 +56,8 @@ int dx__json_plain_string(const char *val, const char *val_end);
  * ENOMEM. */
 int dx__json_value(const dx_json_member *m, dx_buf *scratch, const char **out, size_t *outlen);
 
+/* ---- whole texts: checked, then walked -------------------------------------- */
+
 /* The byte after the blanks at p. */
 const char *dx__json_skip_ws(const char *p, const char *end);
 
@@ -74,8 +76,9 @@ int dx__json_open_array(const char **p, const char *end);
  * its value, 0 at the closing ']', -1 on malformed JSON. */
 int dx__json_next_element(const char **p, const char *end, const char **val, const char **val_end);
 
-/* The first byte of the value of member name of the object at obj, or NULL
- * when obj is NULL, not an object, or has no such member. */
+/* The first byte of the value of member name of the object at obj (the
+ * first, when two have the name; keys are compared decoded), or NULL when
+ * obj is NULL, not an object, or has no such member. */
 const char *dx__json_member(const char *obj, const char *end, const char *name);
 
 /* The string value at val decoded into buf as a C string.  Returns 0, or -1
