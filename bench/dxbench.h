@@ -345,6 +345,39 @@ DX_MUST_CHECK int dxb_synth_topics(const dxb_synth_opts *corpus, const dxb_synth
                                    const dxb_writer *queries, const dxb_writer *qrels,
                                    const dxb_writer *run, dx_err *err);
 
+/* ---- JSON texts for reports ------------------------------------------------ */
+
+/*
+ * The JSON objects a command renders for its report (dxb_rs_matrix's
+ * machine, build, params, environment and summary), written in memory by
+ * the core's JSON writer, the one every report goes through: strings with
+ * the quote and the backslash escaped and control bytes as \u00XX, other
+ * bytes as they are.  A container is DXB_JSON_INLINE, on one line
+ * ({"a": 1, "b": [1, 2]}), or DXB_JSON_BLOCK, a member a line, indented two
+ * spaces a level as if the text began indent levels deep (where the report
+ * will hold it).  A key is followed by its value.  Every call takes the
+ * NULL of a writer that could not be made, and does nothing with it.
+ */
+enum { DXB_JSON_INLINE = 0, DXB_JSON_BLOCK = 1 };
+
+typedef struct dxb_json dxb_json;
+
+/* A writer, or NULL when out of memory. */
+dxb_json *dxb_json_new(int indent);
+void dxb_json_begin_object(dxb_json *j, int layout);
+void dxb_json_end_object(dxb_json *j);
+void dxb_json_begin_array(dxb_json *j, int layout);
+void dxb_json_end_array(dxb_json *j);
+void dxb_json_key(dxb_json *j, const char *name);
+/* A string, or null for NULL. */
+void dxb_json_string(dxb_json *j, const char *s);
+void dxb_json_null(dxb_json *j);
+void dxb_json_uint(dxb_json *j, uint64_t v);
+/* x as printf's %.*g writes it, or null when it is not finite. */
+void dxb_json_double(dxb_json *j, double x, int precision);
+/* The text written, malloc'd and NUL-terminated, or NULL when some of it
+ * was lost to a lack of memory; frees j. */
+char *dxb_json_finish(dxb_json *j);
 
 /* ---- the parts of a benchmark run ---------------------------------------- */
 

@@ -2,10 +2,11 @@
  * report_read.c: reading an earlier JSON report, to compare a matrix with
  * it (--baseline) or to report it again (--from).
  *
- * The report is read whole and checked once by a small recursive-descent
- * reader; the few values compared are then found by walking its text again,
- * which needs no tree and no allocation per value.  Only well-formed text
- * is ever walked, so the walkers need not check what the reader checked.
+ * The report is read whole and checked once against JSON's grammar by the
+ * core's reader (lib/json.c); the few values compared are then found by
+ * walking its text again with the same reader, which needs no tree and no
+ * allocation per value.  Only well-formed text is ever walked, so the
+ * walkers need not check what the check did.
  *
  * A report is input like any other: its size, its cells and repetitions
  * are bounded (results.h), what is kept of it grows with its text and not
@@ -13,7 +14,6 @@
  * sort, so that a file of a million empty cells is refused at once rather
  * than read for minutes into gigabytes.
  */
-#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -104,191 +104,6 @@ static void arena_free(arena *a)
 	memset(a, 0, sizeof *a);
 }
 
-static const char *skip_ws(const char *p, const char *end)
-{
-	while (p < end && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n'))
-		p++;
-	return p;
-}
-
-/* p at the opening quote: the byte after the closing one, or NULL. */
-static const char *string_end(const char *p, const char *end)
-{
-	for (p++; p < end; p++) {
-		unsigned char c = (unsigned char)*p;
-		if (c == '"')
-			return p + 1;
-		if (c < 0x20)
-			return NULL;
-		if (c != '\\')
-			continue;
-		if (++p >= end)
-			return NULL;
-		switch (*p) {
-		case '"': case '\\': case '/': case 'b': case 'f': case 'n': case 'r': case 't':
-			break;
-		case 'u':
-			if (end - p < 5)
-				return NULL;
-			for (int i = 1; i <= 4; i++)
-				if (!isxdigit((unsigned char)p[i]))
-					return NULL;
-			p += 4;
-			break;
-		default:
-			return NULL;
-		}
-	}
-	return NULL;
-}
-
-static const char *digits_end(const char *p, const char *end)
-{
-	const char *s = p;
-	while (p < end && *p >= '0' && *p <= '9')
-		p++;
-	return p > s ? p : NULL;
-}
-
-/* JSON's number grammar, stricter than strtod's (no hex, inf, nan, "+1"). */
-static const char *number_end(const char *p, const char *end)
-{
-	if (p < end && *p == '-')
-		p++;
-	if (p < end && *p == '0')
-		p++;
-	else if (!(p = digits_end(p, end)))
-		return NULL;
-	if (p < end && *p == '.' && !(p = digits_end(p + 1, end)))
-		return NULL;
-	if (p < end && (*p == 'e' || *p == 'E')) {
-		p++;
-		if (p < end && (*p == '+' || *p == '-'))
-			p++;
-		if (!(p = digits_end(p, end)))
-			return NULL;
-	}
-	return p;
-}
-
-static const char *word_end(const char *p, const char *end, const char *word)
-{
-	size_t n = strlen(word);
-	return (size_t)(end - p) >= n && memcmp(p, word, n) == 0 ? p + n : NULL;
-}
-
-/* p at a value's first byte: the byte after the value, or NULL when it is
- * not well-formed JSON. */
-static const char *value_end(const char *p, const char *end, int depth)
-{
-	if (p >= end || depth > MAX_DEPTH)
-		return NULL;
-	switch (*p) {
-	case '"':
-		return string_end(p, end);
-	case '{':
-	case '[': {
-		char close = *p == '{' ? '}' : ']';
-		p = skip_ws(p + 1, end);
-		if (p < end && *p == close)
-			return p + 1;
-		for (;;) {
-			if (close == '}') {
-				if (p >= end || *p != '"' || !(p = string_end(p, end)))
-					return NULL;
-				p = skip_ws(p, end);
-				if (p >= end || *p != ':')
-					return NULL;
-				p = skip_ws(p + 1, end);
-			}
-			if (!(p = value_end(p, end, depth + 1)))
-				return NULL;
-			p = skip_ws(p, end);
-			if (p < end && *p == close)
-				return p + 1;
-			if (p >= end || *p != ',')
-				return NULL;
-			p = skip_ws(p + 1, end);
-		}
-	}
-	case 't':
-		return word_end(p, end, "true");
-	case 'f':
-		return word_end(p, end, "false");
-	case 'n':
-		return word_end(p, end, "null");
-	}
-	return number_end(p, end);
-}
-
-/* Decodes the (well-formed) string value at v into buf, with lib/json.c's
- * decoder.  Returns 0, or -1 when v is not a string, holds a NUL, or does
- * not fit: such a string matches no key and no status, which is what the
- * callers want. */
-static int get_string(const char *v, const char *end, char *buf, size_t n)
-{
-	if (!v || *v != '"')
-		return -1;
-	const char *e = string_end(v, end);
-	/* Most strings hold no escape: their bytes are copied as they are
-	 * (a raw control byte, a NUL included, never passed the reader). */
-	if (dx__json_plain_string(v, e)) {
-		size_t len = (size_t)(e - v - 2);
-		if (len >= n)
-			return -1;
-		memcpy(buf, v + 1, len);
-		buf[len] = '\0';
-		return 0;
-	}
-	dx_buf d = { 0 };
-	int ok = dx__json_decode(v, e, &d) == 0 && d.len < n &&
-	         (d.len == 0 || !memchr(d.p, '\0', d.len));
-	if (ok) {
-		if (d.len)
-			memcpy(buf, d.p, d.len);
-		buf[d.len] = '\0';
-	}
-	dx__buf_free(&d);
-	return ok ? 0 : -1;
-}
-
-/* The value of member name of the object at obj, or NULL when obj is not
- * an object or has no such member. */
-static const char *member(const char *obj, const char *end, const char *name)
-{
-	char key[KEY_MAX];
-	if (!obj || *obj != '{')
-		return NULL;
-	const char *p = skip_ws(obj + 1, end);
-	while (p < end && *p == '"') {
-		const char *ke = string_end(p, end);
-		const char *v = skip_ws(skip_ws(ke, end) + 1, end);
-		if (get_string(p, ke, key, sizeof key) == 0 && strcmp(key, name) == 0)
-			return v;
-		p = skip_ws(value_end(v, end, 0), end);
-		if (*p == ',')
-			p = skip_ws(p + 1, end);
-	}
-	return NULL;
-}
-
-/* The number at v: 0, or -1 when it is not one.  A number beyond a
- * double's range (1e999) is not one either: JSON has no infinity, and a
- * report written by docdex never holds one. */
-static int get_number(const char *v, double *out)
-{
-	/* The text was checked against JSON's grammar and ends in a NUL, so
-	 * strtod reads just the number; docdex never sets LC_NUMERIC, so its
-	 * decimal point is '.'. */
-	if (!v || !(*v == '-' || (*v >= '0' && *v <= '9')))
-		return -1;
-	double x = strtod(v, NULL);
-	if (!isfinite(x))
-		return -1;
-	*out = x;
-	return 0;
-}
-
 /* Reads the whole file into b, NUL-terminated; noun says what it is to
  * the user ("baseline", "report"). */
 static int read_file(const char *path, const char *noun, dx_buf *b, dx_err *err)
@@ -326,18 +141,15 @@ out:
 static long each_element(const char *arr, const char *end,
                          int (*fn)(void *ctx, size_t i, const char *v), void *ctx)
 {
+	const char *v, *ve;
 	size_t n = 0;
-	if (!arr || *arr != '[')
+	if (!arr || dx__json_open_array(&arr, end) < 0)
 		return 0;
-	const char *p = skip_ws(arr + 1, end);
-	while (p < end && *p != ']') {
-		int r = fn ? fn(ctx, n, p) : 0;
+	while (dx__json_next_element(&arr, end, &v, &ve) == 1) {
+		int r = fn ? fn(ctx, n, v) : 0;
 		if (r < 0)
 			return r;
 		n++;
-		p = skip_ws(value_end(p, end, 0), end);
-		if (*p == ',')
-			p = skip_ws(p + 1, end);
 	}
 	return (long)n;
 }
@@ -361,7 +173,7 @@ static int index_cell(void *ctx, size_t i, const char *v)
 {
 	indexer *ix = ctx;
 	char key[KEY_MAX];
-	if (get_string(member(v, ix->end, "key"), ix->end, key, sizeof key) < 0)
+	if (dx__json_string_copy(dx__json_member(v, ix->end, "key"), ix->end, key, sizeof key) < 0)
 		return 0;
 	base_cell *b = &ix->cells[ix->n];
 	if (!(b->key = arena_keep(ix->a, key, strlen(key))))
@@ -414,11 +226,11 @@ static int compare_metric(const dxb_rs_matrix *m, const dxb_rs_cell *c, const ch
                           const char *summary, const char *end, double tol, FILE *out)
 {
 	const dxb_rs_metric *mk = &m->metrics[k];
-	const char *s = mk->key ? member(summary, end, mk->key) : NULL;
+	const char *s = mk->key ? dx__json_member(summary, end, mk->key) : NULL;
 	double bmed, bmin, bmax, med, min, max;
-	if (mk->better == DXB_RS_NEITHER || get_number(member(s, end, "median"), &bmed) < 0 ||
-	    get_number(member(s, end, "min"), &bmin) < 0 ||
-	    get_number(member(s, end, "max"), &bmax) < 0)
+	if (mk->better == DXB_RS_NEITHER || dx__json_number(dx__json_member(s, end, "median"), &bmed) < 0 ||
+	    dx__json_number(dx__json_member(s, end, "min"), &bmin) < 0 ||
+	    dx__json_number(dx__json_member(s, end, "max"), &bmax) < 0)
 		return 0;
 	dxb_rs_summary(m, c, k, &med, &min, &max);
 	/* Worse by more than the tolerance, and by more than the noise: the
@@ -445,9 +257,9 @@ static int compare_cell(const dxb_rs_matrix *m, const dxb_rs_cell *c, const char
                         const char *end, double tol, FILE *out)
 {
 	char status[32] = "ok";
-	const char *st = member(b, end, "status");
+	const char *st = dx__json_member(b, end, "status");
 	/* A cell written without a status had figures, as in the first reports. */
-	if (st && get_string(st, end, status, sizeof status) < 0)
+	if (st && dx__json_string_copy(st, end, status, sizeof status) < 0)
 		return 0;
 	if (strcmp(status, "ok") != 0)
 		return 0; /* no baseline figures: nothing can be worse than them */
@@ -460,7 +272,7 @@ static int compare_cell(const dxb_rs_matrix *m, const dxb_rs_cell *c, const char
 		        n ? ": " : "", dx_escape(c->reason, n, reason, sizeof reason));
 		return 1;
 	}
-	const char *summary = member(b, end, "summary");
+	const char *summary = dx__json_member(b, end, "summary");
 	int regressed = 0;
 	for (size_t k = 0; k < m->nmetrics; k++)
 		if (m->metrics[k].gate)
@@ -480,14 +292,14 @@ static int load(const dxb_rs_matrix *m, const char *path, const char *noun, dx_b
 	if (rc < 0)
 		return rc;
 	const char *end = text->p + text->len;
-	const char *after = value_end(*doc = skip_ws(text->p, end), end, 0);
-	if (!after || skip_ws(after, end) != end)
+	const char *after = dx__json_check(*doc = dx__json_skip_ws(text->p, end), end, MAX_DEPTH);
+	if (!after || dx__json_skip_ws(after, end) != end)
 		return dx__fail(err, DX_EFORMAT, 0, path, "%s is not valid JSON", noun);
 	snprintf(want, sizeof want, "docdex %s", m->command ? m->command : "");
-	if (get_string(member(*doc, end, "report"), end, report, sizeof report) < 0 ||
+	if (dx__json_string_copy(dx__json_member(*doc, end, "report"), end, report, sizeof report) < 0 ||
 	    strcmp(report, want) != 0)
 		return dx__fail(err, DX_EFORMAT, 0, path, "not a %s report", want);
-	*cells = member(*doc, end, "cells");
+	*cells = dx__json_member(*doc, end, "cells");
 	long n = each_element(*cells, end, NULL, NULL);
 	if (n > DXB_RS_MAX_CELLS)
 		return dx__fail(err, DX_EFORMAT, 0, path, "%s has more than %d cells", noun,
@@ -559,8 +371,8 @@ typedef struct kept {
 static int keep_member(kept *k, const char *obj, const char *end, const char *name,
                        const char **out)
 {
-	const char *v = member(obj, end, name);
-	const char *e = v ? value_end(v, end, 0) : NULL;
+	const char *v = dx__json_member(obj, end, name);
+	const char *e = v ? dx__json_skip_value(v, end) : NULL;
 	*out = e ? arena_keep(&k->a, v, (size_t)(e - v)) : NULL;
 	return e && !*out ? DX_ENOMEM : 0;
 }
@@ -575,12 +387,12 @@ static int keep_dim(kept *k, const char *v, const char *end, const char **out)
 	size_t n = 0;
 	*out = "";
 	if (v && *v == '"') {
-		if (get_string(v, end, buf, sizeof buf) == 0) {
+		if (dx__json_string_copy(v, end, buf, sizeof buf) == 0) {
 			s = buf;
 			n = strlen(buf);
 		}
 	} else if (v) {
-		const char *e = value_end(v, end, 0);
+		const char *e = dx__json_skip_value(v, end);
 		if (e && e - v < KEY_MAX) {
 			s = v;
 			n = (size_t)(e - v);
@@ -606,7 +418,7 @@ static int read_repetition(void *ctx, size_t r, const char *v)
 	reader *rd = ctx;
 	for (size_t j = 0; j < rd->m->nmetrics; j++) {
 		double x;
-		if (get_number(member(v, rd->end, rd->m->metrics[j].key), &x) < 0)
+		if (dx__json_number(dx__json_member(v, rd->end, rd->m->metrics[j].key), &x) < 0)
 			x = NAN; /* null, or a metric this report lacks */
 		rd->c->rep[r * rd->m->nmetrics + j] = x;
 	}
@@ -622,20 +434,20 @@ static int read_cell(void *ctx, size_t i, const char *v)
 	dxb_rs_cell *c = &m->cells[i];
 	char status[32] = "";
 	for (size_t j = 0; j < m->ndims && j < DXB_RS_MAX_DIMS; j++)
-		if (keep_dim(rd->k, member(v, rd->end, m->dims[j].key), rd->end, &c->dim[j]) < 0)
+		if (keep_dim(rd->k, dx__json_member(v, rd->end, m->dims[j].key), rd->end, &c->dim[j]) < 0)
 			return dx__fail_nomem(rd->err);
-	get_string(member(v, rd->end, "status"), rd->end, status, sizeof status);
+	dx__json_string_copy(dx__json_member(v, rd->end, "status"), rd->end, status, sizeof status);
 	c->status = DXB_RS_FAILED;
 	for (int s = DXB_RS_OK; s <= DXB_RS_SKIPPED; s++)
 		if (strcmp(status, dxb_rs_status_name(s)) == 0)
 			c->status = s;
-	if (get_string(member(v, rd->end, "reason"), rd->end, c->reason, sizeof c->reason) < 0)
+	if (dx__json_string_copy(dx__json_member(v, rd->end, "reason"), rd->end, c->reason, sizeof c->reason) < 0)
 		c->reason[0] = '\0';
-	if (get_number(member(v, rd->end, "projected_bytes"), &c->projected) < 0)
+	if (dx__json_number(dx__json_member(v, rd->end, "projected_bytes"), &c->projected) < 0)
 		c->projected = 0;
 	if (c->status != DXB_RS_OK)
 		return 0;
-	long n = each_element(member(v, rd->end, "repetitions"), rd->end, NULL, NULL);
+	long n = each_element(dx__json_member(v, rd->end, "repetitions"), rd->end, NULL, NULL);
 	c->nreps = (size_t)n;
 	rd->reps += c->nreps;
 	/* Counted as they come, so that what is refused is never read whole. */
@@ -654,7 +466,7 @@ static int read_figures(void *ctx, size_t i, const char *v)
 	c->rep = rd->k->reps + rd->reps * rd->m->nmetrics;
 	rd->reps += c->nreps;
 	rd->c = c;
-	return (int)each_element(member(v, rd->end, "repetitions"), rd->end, read_repetition, rd);
+	return (int)each_element(dx__json_member(v, rd->end, "repetitions"), rd->end, read_repetition, rd);
 }
 
 int dxb_rs_read_report(dxb_rs_matrix *m, const char *path, dx_err *err)
@@ -703,12 +515,12 @@ out:
 int dxb_rs_json_get(const char *obj, const char *key, char *buf, size_t bufsz)
 {
 	const char *end = obj ? obj + strlen(obj) : NULL;
-	const char *v = member(obj, end, key);
+	const char *v = dx__json_member(obj, end, key);
 	if (!v)
 		return -1;
 	if (*v == '"')
-		return get_string(v, end, buf, bufsz);
-	const char *e = value_end(v, end, 0);
+		return dx__json_string_copy(v, end, buf, bufsz);
+	const char *e = dx__json_skip_value(v, end);
 	if (!e || *v == '{' || *v == '[' || (size_t)(e - v) >= bufsz)
 		return -1;
 	memcpy(buf, v, (size_t)(e - v));

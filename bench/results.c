@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "dxbench.h"
+#include "json.h"
 
 const char *dxb_rs_status_name(int status)
 {
@@ -150,19 +151,15 @@ static int beats(const dxb_rs_matrix *m, double a, double b)
 	return m->metrics[m->primary].better == DXB_RS_LOWER ? a < b : a > b;
 }
 
-/* The primary median of cell j from the precomputed summaries sum, or
- * computed here when there are none.  NaN for a cell without figures. */
+/* The primary median of cell j from the summaries sum.  NaN for a cell
+ * without figures. */
 static double primary_median(const dxb_rs_matrix *m, const double *sum, size_t j)
 {
 	const dxb_rs_cell *c = &m->cells[j];
-	double md;
 
 	if (c->status != DXB_RS_OK || !c->nreps || !c->rep)
 		return NAN;
-	if (sum)
-		return sum[(j * m->nmetrics + m->primary) * 3];
-	dxb_rs_summary(m, c, m->primary, &md, NULL, NULL);
-	return md;
+	return sum[(j * m->nmetrics + m->primary) * 3];
 }
 
 /* Whether cell j is the best of its group so far (best is the best before
@@ -172,17 +169,6 @@ static int better_than(const dxb_rs_matrix *m, const double *sum, size_t j, size
 {
 	double mj = primary_median(m, sum, j);
 	return !isnan(mj) && (best == SIZE_MAX || beats(m, mj, primary_median(m, sum, best)));
-}
-
-int dxb_rs_is_fastest(const dxb_rs_matrix *m, size_t i)
-{
-	if (i >= m->ncells || m->primary >= m->nmetrics)
-		return 0;
-	size_t best = SIZE_MAX;
-	for (size_t j = 0; j < m->ncells; j++)
-		if (strcmp(group_of(m, j), group_of(m, i)) == 0 && better_than(m, NULL, j, best))
-			best = j;
-	return best == i;
 }
 
 typedef struct member_of {
@@ -296,16 +282,6 @@ static int finish(view *v, FILE *f)
 		return -1;
 	}
 	return 0;
-}
-
-/* A number that reads back as the value it was: integers (bytes, faults)
- * exactly, anything else to 10 significant digits.  x must be finite. */
-static void fmt_num(char *buf, size_t n, double x)
-{
-	if (x == floor(x) && fabs(x) < 1e15)
-		snprintf(buf, n, "%.0f", x);
-	else
-		snprintf(buf, n, "%.10g", x);
 }
 
 /* A figure for people, with the metric's decimals. */
@@ -674,14 +650,15 @@ static void csv_field(FILE *f, const char *s, size_t n)
 	putc('"', f);
 }
 
-/* A number, or an empty field where there is none (NaN, infinity). */
+/* A number as the JSON report writes it, or an empty field where there is
+ * none (NaN, infinity). */
 static void csv_num(FILE *f, double x)
 {
 	char buf[64];
 
 	if (!isfinite(x))
 		return;
-	fmt_num(buf, sizeof buf, x);
+	dx__json_format_figure(buf, sizeof buf, x);
 	fputs(buf, f);
 }
 
@@ -740,61 +717,31 @@ int dxb_rs_write_csv(const dxb_rs_matrix *m, FILE *f)
 
 /* ---- JSON --------------------------------------------------------------- */
 
-/* A JSON string: quote and backslash escaped, control characters as
- * \uXXXX, other bytes (UTF-8 included) as they are. */
-static void json_str(FILE *f, const char *s, size_t n)
+static int to_file(void *ctx, const void *p, size_t len)
 {
-	putc('"', f);
-	for (size_t i = 0; i < n && s[i]; i++) {
-		unsigned char ch = (unsigned char)s[i];
-		if (ch == '"' || ch == '\\')
-			fprintf(f, "\\%c", ch);
-		else if (ch < 0x20)
-			fprintf(f, "\\u%04x", ch);
-		else
-			putc(ch, f);
-	}
-	putc('"', f);
-}
-
-void dxb_rs_json_string(FILE *f, const char *s)
-{
-	json_str(f, str_or_empty(s), SIZE_MAX);
-}
-
-/* JSON has no NaN or infinity: those become null. */
-static void json_num(FILE *f, double x)
-{
-	char buf[64];
-
-	if (!isfinite(x)) {
-		fputs("null", f);
-		return;
-	}
-	fmt_num(buf, sizeof buf, x);
-	fputs(buf, f);
+	return fwrite(p, 1, len, ctx) == len ? 0 : -1;
 }
 
 /* A JSON text rendered by the command, copied as it is; nothing (NULL or
  * blank) would leave the report invalid, so it becomes null. */
-static void json_raw(FILE *f, const char *s)
+static void json_raw(dx_json_writer *w, const char *s)
 {
 	size_t n;
 
 	if (s)
 		s += strspn(s, " \t\r\n");
 	if (!s || !*s) {
-		fputs("null", f);
+		dx__jw_null(w);
 		return;
 	}
 	for (n = strlen(s); n && strchr(" \t\r\n", s[n - 1]); n--)
 		;
-	fwrite(s, 1, n, f);
+	dx__jw_raw(w, s, n);
 }
 
 /* A numeric dimension's value as a JSON number when it is one; text that
  * is not a decimal integer stays a string, so the report still parses. */
-static void json_dim(FILE *f, const dxb_rs_dim *d, const char *s)
+static void json_dim(dx_json_writer *w, const dxb_rs_dim *d, const char *s)
 {
 	int saved = errno; /* a write error's, for the writer to return */
 	char *end;
@@ -806,11 +753,11 @@ static void json_dim(FILE *f, const dxb_rs_dim *d, const char *s)
 		int ok = !*end && errno != ERANGE;
 		errno = saved;
 		if (ok) {
-			fprintf(f, "%lld", v);
+			dx__jw_int(w, v);
 			return;
 		}
 	}
-	dxb_rs_json_string(f, s);
+	dx__jw_cstring(w, s);
 }
 
 static const char *better_name(int better)
@@ -818,99 +765,116 @@ static const char *better_name(int better)
 	return better == DXB_RS_HIGHER ? "higher" : better == DXB_RS_LOWER ? "lower" : "neither";
 }
 
-static void json_cell(const view *v, size_t i, FILE *f)
+/* A cell in lines of its own; its summary of each metric and each of its
+ * repetitions on one line: long, but one run reads as one row. */
+static void json_cell(const view *v, size_t i, dx_json_writer *w)
 {
 	const dxb_rs_matrix *m = v->m;
 	const dxb_rs_cell *c = &m->cells[i];
 	char key[1024];
 
-	fputs("    {\n      \"key\": ", f);
-	dxb_rs_json_string(f, dxb_rs_cell_key(m, c, key, sizeof key));
+	dx__jw_begin_object(w, DX_JW_BLOCK);
+	dx__jw_key(w, "key");
+	dx__jw_cstring(w, dxb_rs_cell_key(m, c, key, sizeof key));
 	for (size_t j = 0; j < ndims_of(m); j++) {
-		fputs(",\n      ", f);
-		dxb_rs_json_string(f, m->dims[j].key);
-		fputs(": ", f);
-		json_dim(f, &m->dims[j], dim_value(c, j));
+		dx__jw_key(w, str_or_empty(m->dims[j].key));
+		json_dim(w, &m->dims[j], dim_value(c, j));
 	}
-	fprintf(f, ",\n      \"status\": \"%s\",\n      \"reason\": ", dxb_rs_status_name(c->status));
-	json_str(f, c->reason, reason_len(c));
-	fputs(",\n      \"projected_bytes\": ", f);
-	json_num(f, c->projected);
-	fprintf(f, ",\n      \"fastest\": %s,\n      \"summary\": {", v->fastest[i] ? "true" : "false");
+	dx__jw_key(w, "status");
+	dx__jw_cstring(w, dxb_rs_status_name(c->status));
+	dx__jw_key(w, "reason");
+	dx__jw_string(w, c->reason, reason_len(c));
+	dx__jw_key(w, "projected_bytes");
+	dx__jw_figure(w, c->projected);
+	dx__jw_key(w, "fastest");
+	dx__jw_bool(w, v->fastest[i]);
+	dx__jw_key(w, "summary");
+	dx__jw_begin_object(w, DX_JW_BLOCK);
 	for (size_t k = 0; c->status == DXB_RS_OK && k < m->nmetrics; k++) {
 		const double *s = view_sum(v, i, k);
-		fputs(k ? ",\n        " : "\n        ", f);
-		dxb_rs_json_string(f, m->metrics[k].key);
-		fputs(": {\"median\": ", f);
-		json_num(f, s[0]);
-		fputs(", \"min\": ", f);
-		json_num(f, s[1]);
-		fputs(", \"max\": ", f);
-		json_num(f, s[2]);
-		putc('}', f);
+		dx__jw_key(w, str_or_empty(m->metrics[k].key));
+		dx__jw_begin_object(w, DX_JW_INLINE);
+		dx__jw_key(w, "median");
+		dx__jw_figure(w, s[0]);
+		dx__jw_key(w, "min");
+		dx__jw_figure(w, s[1]);
+		dx__jw_key(w, "max");
+		dx__jw_figure(w, s[2]);
+		dx__jw_end_object(w);
 	}
-	fputs(c->status == DXB_RS_OK && m->nmetrics ? "\n      },\n" : "},\n", f);
-	/* One line per repetition: long, but one run reads as one row. */
-	fputs("      \"repetitions\": [", f);
+	dx__jw_end_object(w);
+	dx__jw_key(w, "repetitions");
+	dx__jw_begin_array(w, DX_JW_BLOCK);
 	size_t nreps = c->status == DXB_RS_OK && c->rep ? c->nreps : 0;
 	for (size_t r = 0; r < nreps; r++) {
-		fputs(r ? ",\n        {" : "\n        {", f);
+		dx__jw_begin_object(w, DX_JW_INLINE);
 		for (size_t k = 0; k < m->nmetrics; k++) {
-			if (k)
-				fputs(", ", f);
-			dxb_rs_json_string(f, m->metrics[k].key);
-			fputs(": ", f);
-			json_num(f, c->rep[r * m->nmetrics + k]);
+			dx__jw_key(w, str_or_empty(m->metrics[k].key));
+			dx__jw_figure(w, c->rep[r * m->nmetrics + k]);
 		}
-		putc('}', f);
+		dx__jw_end_object(w);
 	}
-	fputs(nreps ? "\n      ]\n    }" : "]\n    }", f);
+	dx__jw_end_array(w);
+	dx__jw_end_object(w);
 }
 
 int dxb_rs_write_json(const dxb_rs_matrix *m, FILE *f)
 {
 	view v;
+	dx_json_writer w;
+	char report[128];
 
 	errno = 0;
 	if (view_init(&v, m) < 0)
 		return -1;
-	fputs("{\n  \"report\": ", f);
-	char report[128];
+	dx__jw_init(&w, to_file, f, 0);
+	dx__jw_begin_object(&w, DX_JW_BLOCK);
+	dx__jw_key(&w, "report");
 	snprintf(report, sizeof report, "docdex %s", str_or_empty(m->command));
-	dxb_rs_json_string(f, report);
-	fputs(",\n  \"format_version\": 1,\n  \"build\": ", f);
-	json_raw(f, m->build_json);
-	fputs(",\n  \"machine\": ", f);
-	json_raw(f, m->machine_json);
+	dx__jw_cstring(&w, report);
+	dx__jw_key(&w, "format_version");
+	dx__jw_uint(&w, 1);
+	dx__jw_key(&w, "build");
+	json_raw(&w, m->build_json);
+	dx__jw_key(&w, "machine");
+	json_raw(&w, m->machine_json);
 	if (m->environment_json) {
-		fputs(",\n  \"environment\": ", f);
-		json_raw(f, m->environment_json);
+		dx__jw_key(&w, "environment");
+		json_raw(&w, m->environment_json);
 	}
-	fputs(",\n  \"params\": ", f);
-	json_raw(f, m->params_json);
-	fputs(",\n  \"metrics\": [", f);
+	dx__jw_key(&w, "params");
+	json_raw(&w, m->params_json);
+	dx__jw_key(&w, "metrics");
+	dx__jw_begin_array(&w, DX_JW_BLOCK);
 	for (size_t k = 0; k < m->nmetrics; k++) {
 		const dxb_rs_metric *mt = &m->metrics[k];
-		fputs(k ? ",\n    {\"key\": " : "\n    {\"key\": ", f);
-		dxb_rs_json_string(f, mt->key);
-		fputs(", \"label\": ", f);
-		dxb_rs_json_string(f, metric_label(mt));
-		fputs(", \"unit\": ", f);
-		dxb_rs_json_string(f, mt->unit);
-		fprintf(f, ", \"better\": \"%s\", \"gate\": %s}", better_name(mt->better),
-		        mt->gate ? "true" : "false");
+		dx__jw_begin_object(&w, DX_JW_INLINE);
+		dx__jw_key(&w, "key");
+		dx__jw_cstring(&w, str_or_empty(mt->key));
+		dx__jw_key(&w, "label");
+		dx__jw_cstring(&w, metric_label(mt));
+		dx__jw_key(&w, "unit");
+		dx__jw_cstring(&w, str_or_empty(mt->unit));
+		dx__jw_key(&w, "better");
+		dx__jw_cstring(&w, better_name(mt->better));
+		dx__jw_key(&w, "gate");
+		dx__jw_bool(&w, mt->gate);
+		dx__jw_end_object(&w);
 	}
-	fputs(m->nmetrics ? "\n  ],\n  \"cells\": [" : "],\n  \"cells\": [", f);
-	for (size_t i = 0; i < m->ncells; i++) {
-		fputs(i ? ",\n" : "\n", f);
-		json_cell(&v, i, f);
-	}
-	fputs(m->ncells ? "\n  ]" : "]", f);
+	dx__jw_end_array(&w);
+	dx__jw_key(&w, "cells");
+	dx__jw_begin_array(&w, DX_JW_BLOCK);
+	for (size_t i = 0; i < m->ncells; i++)
+		json_cell(&v, i, &w);
+	dx__jw_end_array(&w);
 	if (m->summary_json) {
-		fputs(",\n  \"summary\": ", f);
-		json_raw(f, m->summary_json);
+		dx__jw_key(&w, "summary");
+		json_raw(&w, m->summary_json);
 	}
-	fputs("\n}\n", f);
+	dx__jw_end_object(&w);
+	/* A failed write leaves its trace in f's error flag, which finish reads. */
+	dx__jw_finish(&w);
+	putc('\n', f);
 	return finish(&v, f);
 }
 

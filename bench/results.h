@@ -96,10 +96,6 @@ const char *dxb_rs_cell_key(const dxb_rs_matrix *m, const dxb_rs_cell *c, char *
 void dxb_rs_summary(const dxb_rs_matrix *m, const dxb_rs_cell *c, size_t k, double *median, double *min,
                 double *max);
 
-/* Whether cell i is the fastest (by the primary metric's median) among
- * the DXB_RS_OK cells of its group. */
-int dxb_rs_is_fastest(const dxb_rs_matrix *m, size_t i);
-
 /* Report writers.  Each returns 0, or -1 with errno when writing failed. */
 int dxb_rs_write_table(const dxb_rs_matrix *m, FILE *f);     /* for people; the fastest marked */
 int dxb_rs_write_csv(const dxb_rs_matrix *m, FILE *f);
@@ -111,10 +107,6 @@ int dxb_rs_write_svg(const dxb_rs_matrix *m, FILE *f);       /* the plot */
  * their units ("PSS MiB"), which is split off ("PSS", "MiB"); a rate's
  * ("1/s") goes unsaid.  *unit is NULL when there is none to write. */
 void dxb_rs_split_label(const dxb_rs_metric *k, const char **name, int *namelen, const char **unit);
-
-/* Writes s as a JSON string (for the command's machine, build and params
- * objects): quotes, backslashes and control characters escaped. */
-void dxb_rs_json_string(FILE *f, const char *s);
 
 /* Compares m with the JSON report at path, cell by cell (matched by key,
  * metric by metric for the gate metrics).  A metric regressed when its

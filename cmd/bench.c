@@ -210,16 +210,13 @@ typedef struct meta {
 
 static int render_meta(const bench_opts *b, const plan *p, meta *mt)
 {
-	size_t len;
 	if (!(mt->machine = matrix_machine_json(p->mc.fs)) || !(mt->build = matrix_build_json()))
 		return -1;
-	FILE *f = open_memstream(&mt->params, &len);
-	if (!f)
-		return -1;
-	fputc('{', f);
-	matrix_json_params(f, &b->mx, &p->mc);
-	fputc('}', f);
-	return fclose(f);
+	dxb_json *j = dxb_json_new(0);
+	dxb_json_begin_object(j, DXB_JSON_INLINE);
+	matrix_json_params(j, &b->mx, &p->mc);
+	dxb_json_end_object(j);
+	return (mt->params = dxb_json_finish(j)) ? 0 : -1;
 }
 
 /* Runs the matrix: the corpus first (generated, or indexed when it has no

@@ -520,22 +520,19 @@ out:
 	return rc;
 }
 
-void matrix_json_list(FILE *f, const char *key, const unsigned *v, size_t n, int comma)
+void matrix_json_list(dxb_json *j, const char *key, const unsigned *v, size_t n)
 {
-	fprintf(f, "\"%s\": [", key);
+	dxb_json_key(j, key);
+	dxb_json_begin_array(j, DXB_JSON_INLINE);
 	for (size_t i = 0; i < n; i++)
-		fprintf(f, "%s%u", i ? ", " : "", v[i]);
-	fputs(comma ? "], " : "]", f);
+		dxb_json_uint(j, v[i]);
+	dxb_json_end_array(j);
 }
 
-void matrix_json_string(FILE *f, const char *key, const char *v, int comma)
+void matrix_json_string(dxb_json *j, const char *key, const char *v)
 {
-	fprintf(f, "\"%s\": ", key);
-	if (v)
-		dxb_rs_json_string(f, v);
-	else
-		fputs("null", f);
-	fputs(comma ? ", " : "", f);
+	dxb_json_key(j, key);
+	dxb_json_string(j, v);
 }
 
 void matrix_default_mem_limit(matrix_opts *o)
@@ -592,25 +589,26 @@ int matrix_interrupted(const char *cmd, const matrix_opts *o)
 
 char *matrix_machine_json(const char *fs)
 {
-	char *text = NULL;
-	size_t len;
 	dxb_machine mc;
 	dxb_machine_info(&mc);
-	FILE *f = open_memstream(&text, &len);
-	if (!f)
-		return NULL;
-	fprintf(f, "{\"cores\": %u, \"memory_bytes\": %llu, \"available_bytes\": %llu, ", mc.cores,
-	        (unsigned long long)mc.mem_total, (unsigned long long)mc.mem_available);
-	matrix_json_string(f, "kernel", mc.kernel, 1);
-	matrix_json_string(f, "cpu", mc.cpu, 1);
-	matrix_json_string(f, "hostname", mc.hostname, 1);
-	matrix_json_string(f, "corpus_filesystem", fs, 0);
-	fputc('}', f);
-	if (fclose(f) != 0) {
-		free(text);
-		return NULL;
-	}
-	return text;
+	dxb_json *j = dxb_json_new(0);
+	dxb_json_begin_object(j, DXB_JSON_INLINE);
+	dxb_json_key(j, "cores");
+	dxb_json_uint(j, mc.cores);
+	dxb_json_key(j, "memory_bytes");
+	dxb_json_uint(j, mc.mem_total);
+	dxb_json_key(j, "available_bytes");
+	dxb_json_uint(j, mc.mem_available);
+	dxb_json_key(j, "kernel");
+	dxb_json_string(j, mc.kernel);
+	dxb_json_key(j, "cpu");
+	dxb_json_string(j, mc.cpu);
+	dxb_json_key(j, "hostname");
+	dxb_json_string(j, mc.hostname);
+	dxb_json_key(j, "corpus_filesystem");
+	dxb_json_string(j, fs);
+	dxb_json_end_object(j);
+	return dxb_json_finish(j);
 }
 
 char *matrix_build_json(void)
@@ -625,15 +623,14 @@ char *matrix_build_json(void)
 		goto out;
 	if (len && version[len - 1] == '\n')
 		version[len - 1] = '\0';
-	if (!(f = open_memstream(&text, &len)))
-		goto out;
-	fprintf(f, "{\"version\": \"%s\", ", dx_version());
-	matrix_json_string(f, "text", version, 0);
-	fputc('}', f);
-	if (fclose(f) != 0) {
-		free(text);
-		text = NULL;
-	}
+	dxb_json *j = dxb_json_new(0);
+	dxb_json_begin_object(j, DXB_JSON_INLINE);
+	dxb_json_key(j, "version");
+	dxb_json_string(j, dx_version());
+	dxb_json_key(j, "text");
+	dxb_json_string(j, version);
+	dxb_json_end_object(j);
+	text = dxb_json_finish(j);
 out:
 	free(version);
 	return text;

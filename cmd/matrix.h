@@ -82,10 +82,10 @@ int matrix_parse(const matrix_cmd *cmd, matrix_opts *o, int argc, char **argv);
  * when out of memory. */
 char *matrix_machine_json(const char *fs);
 char *matrix_build_json(void);
-/* JSON pieces for a command's params object: "key": [1, 2], and
- * "key": "value" (null for NULL), each followed by ", " when comma. */
-void matrix_json_list(FILE *f, const char *key, const unsigned *v, size_t n, int comma);
-void matrix_json_string(FILE *f, const char *key, const char *v, int comma);
+/* A member of a JSON object: "key": [1, 2], and "key": "value" (null for
+ * NULL). */
+void matrix_json_list(dxb_json *j, const char *key, const unsigned *v, size_t n);
+void matrix_json_string(dxb_json *j, const char *key, const char *v);
 
 /* Sets o->mem_limit, when not given, to the machine's available memory. */
 void matrix_default_mem_limit(matrix_opts *o);
@@ -128,8 +128,8 @@ int matrix_corpus_prepare(matrix_opts *o, matrix_corpus *mc, dx_err *err);
 void matrix_corpus_remove(matrix_corpus *mc);
 
 /* The params members bench and pin-test share (the corpus, the workload,
- * workers, threads, durations), without braces or a last comma. */
-void matrix_json_params(FILE *f, const matrix_opts *o, const matrix_corpus *mc);
+ * workers, threads, durations), in the object j has open. */
+void matrix_json_params(dxb_json *j, const matrix_opts *o, const matrix_corpus *mc);
 
 /* On a terminal, a line on stderr saying which cell and repetition runs,
  * redrawn in place; key NULL clears it. */

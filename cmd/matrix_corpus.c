@@ -95,30 +95,41 @@ void matrix_corpus_remove(matrix_corpus *mc)
 	dxb_tempcorpus_remove(&mc->t);
 }
 
-void matrix_json_params(FILE *f, const matrix_opts *o, const matrix_corpus *mc)
+static void json_uint(dxb_json *j, const char *key, uint64_t v)
+{
+	dxb_json_key(j, key);
+	dxb_json_uint(j, v);
+}
+
+void matrix_json_params(dxb_json *j, const matrix_opts *o, const matrix_corpus *mc)
 {
 	static const char *const kinds[] = { [DXB_WL_TRIPLES] = "triples", [DXB_WL_RANDOM] = "random",
 	                                     [DXB_WL_SCAN] = "scan" };
 	const dxb_workload_opts *w = &o->wl;
 	int own = mc->t.dir[0] != '\0' && w->qrels == mc->t.qrels;
 	int triples = w->kind == DXB_WL_TRIPLES;
-	matrix_json_string(f, "corpus", mc->label, 1);
-	fprintf(f, "\"records\": %llu, \"corpus_bytes\": %llu, \"index_bytes\": %llu, ",
-	        (unsigned long long)mc->records, (unsigned long long)mc->usize,
-	        (unsigned long long)mc->index_bytes);
-	fprintf(f, "\"workload\": \"%s\", \"batch\": %u, \"negatives\": %u, ", kinds[w->kind],
-	        w->batch, w->negatives);
+	matrix_json_string(j, "corpus", mc->label);
+	json_uint(j, "records", mc->records);
+	json_uint(j, "corpus_bytes", mc->usize);
+	json_uint(j, "index_bytes", mc->index_bytes);
+	matrix_json_string(j, "workload", kinds[w->kind]);
+	json_uint(j, "batch", w->batch);
+	json_uint(j, "negatives", w->negatives);
 	/* The inputs of the triples, when it draws them. */
-	matrix_json_string(f, "queries", !triples ? NULL : own ? "synthetic" : w->queries, 1);
-	matrix_json_string(f, "qrels", !triples ? NULL : own ? "synthetic" : w->qrels, 1);
-	matrix_json_string(f, "run", !triples ? NULL : own ? "synthetic" : w->run, 1);
-	fprintf(f, "\"depth\": %u, \"seed\": %llu, ", w->depth, (unsigned long long)w->seed);
-	matrix_json_list(f, "workers", o->workers, o->nworkers, 1);
-	matrix_json_list(f, "threads", o->threads, o->nthreads, 1);
-	fprintf(f, "\"duration_s\": %g, \"samples\": %llu, \"warmup_s\": %g, \"repeat\": %u, "
-	           "\"mem_limit_bytes\": %llu",
-	        w->duration, (unsigned long long)w->samples, w->warmup, o->repeat,
-	        (unsigned long long)o->mem_limit);
+	matrix_json_string(j, "queries", !triples ? NULL : own ? "synthetic" : w->queries);
+	matrix_json_string(j, "qrels", !triples ? NULL : own ? "synthetic" : w->qrels);
+	matrix_json_string(j, "run", !triples ? NULL : own ? "synthetic" : w->run);
+	json_uint(j, "depth", w->depth);
+	json_uint(j, "seed", w->seed);
+	matrix_json_list(j, "workers", o->workers, o->nworkers);
+	matrix_json_list(j, "threads", o->threads, o->nthreads);
+	dxb_json_key(j, "duration_s");
+	dxb_json_double(j, w->duration, 6);
+	json_uint(j, "samples", w->samples);
+	dxb_json_key(j, "warmup_s");
+	dxb_json_double(j, w->warmup, 6);
+	json_uint(j, "repeat", o->repeat);
+	json_uint(j, "mem_limit_bytes", o->mem_limit);
 }
 
 void matrix_progress(const char *cmd, const matrix_opts *o, size_t i, size_t n, const char *key,

@@ -169,7 +169,8 @@ typedef struct env {
 	char thp[32];
 	char shm[96];             /* "/dev/shm: 11.7 GiB, 11.7 GiB free" */
 	char ramdisk[TC_PATH + 64]; /* "/dev/shm (tmpfs)" */
-	char numa[16];
+	char numa[16];            /* the count as text, or as a report has it */
+	unsigned numa_nodes;      /* the count, when looked at */
 	char kernel[256];
 	char cuda[512];           /* "found", or why not */
 	char cuda_device[256], cuda_driver[16], cuda_runtime[16];
@@ -255,6 +256,7 @@ static void look_around(const pin_opts *p, env *e)
 		snprintf(e->shm, sizeof e->shm, "none");
 	dxb_fs_type(p->ramdisk, fs, sizeof fs);
 	snprintf(e->ramdisk, sizeof e->ramdisk, "%s (%s)", p->ramdisk, fs[0] ? fs : "missing");
+	e->numa_nodes = mc.numa_nodes;
 	snprintf(e->numa, sizeof e->numa, "%u", mc.numa_nodes);
 	snprintf(e->kernel, sizeof e->kernel, "%s", mc.kernel);
 	probe_cuda(e);
@@ -263,32 +265,26 @@ static void look_around(const pin_opts *p, env *e)
 /* The environment as a report's JSON object, and back. */
 static char *env_json(const env *e)
 {
-	char *text = NULL;
-	size_t len;
-	FILE *f = open_memstream(&text, &len);
-	if (!f)
-		return NULL;
-	fputc('{', f);
+	dxb_json *j = dxb_json_new(0);
+	dxb_json_begin_object(j, DXB_JSON_INLINE);
+	dxb_json_key(j, "memlock_limit_bytes");
 	if (e->memlock_limit == UINT64_MAX)
-		fputs("\"memlock_limit_bytes\": null, ", f);
+		dxb_json_null(j);
 	else
-		fprintf(f, "\"memlock_limit_bytes\": %llu, ", (unsigned long long)e->memlock_limit);
-	matrix_json_string(f, "memlock_limit", e->memlock, 1);
-	matrix_json_string(f, "transparent_hugepages", e->thp, 1);
-	matrix_json_string(f, "dev_shm", e->shm, 1);
-	matrix_json_string(f, "ramdisk", e->ramdisk, 1);
-	fprintf(f, "\"numa_nodes\": %s, ", e->numa);
-	matrix_json_string(f, "kernel", e->kernel, 1);
-	matrix_json_string(f, "cuda", e->cuda, 1);
-	matrix_json_string(f, "cuda_device", e->cuda_found ? e->cuda_device : NULL, 1);
-	matrix_json_string(f, "cuda_driver", e->cuda_found ? e->cuda_driver : NULL, 1);
-	matrix_json_string(f, "cuda_runtime", e->cuda_found ? e->cuda_runtime : NULL, 0);
-	fputc('}', f);
-	if (fclose(f) != 0) {
-		free(text);
-		return NULL;
-	}
-	return text;
+		dxb_json_uint(j, e->memlock_limit);
+	matrix_json_string(j, "memlock_limit", e->memlock);
+	matrix_json_string(j, "transparent_hugepages", e->thp);
+	matrix_json_string(j, "dev_shm", e->shm);
+	matrix_json_string(j, "ramdisk", e->ramdisk);
+	dxb_json_key(j, "numa_nodes");
+	dxb_json_uint(j, e->numa_nodes);
+	matrix_json_string(j, "kernel", e->kernel);
+	matrix_json_string(j, "cuda", e->cuda);
+	matrix_json_string(j, "cuda_device", e->cuda_found ? e->cuda_device : NULL);
+	matrix_json_string(j, "cuda_driver", e->cuda_found ? e->cuda_driver : NULL);
+	matrix_json_string(j, "cuda_runtime", e->cuda_found ? e->cuda_runtime : NULL);
+	dxb_json_end_object(j);
+	return dxb_json_finish(j);
 }
 
 static void env_from_json(const char *obj, env *e)
@@ -773,14 +769,16 @@ static void technique_name(const technique *t, char *buf, size_t n)
 static int summarize(const dxb_rs_matrix *m, char **text, char **json)
 {
 	technique t[64];
-	size_t nt = techniques(m, t, 64), tl, jl;
+	size_t nt = techniques(m, t, 64), tl;
 	const dxb_rs_cell **sorted = malloc((m->ncells ? m->ncells : 1) * sizeof *sorted);
-	FILE *f = open_memstream(text, &tl), *g = open_memstream(json, &jl);
+	FILE *f = open_memstream(text, &tl);
+	/* An array that the report's top-level object holds: indented one
+	 * level deeper. */
+	dxb_json *g = dxb_json_new(1);
 	if (!f || !g || !sorted) {
 		if (f)
 			fclose(f);
-		if (g)
-			fclose(g);
+		free(dxb_json_finish(g));
 		free(sorted);
 		return -1;
 	}
@@ -790,8 +788,7 @@ static int summarize(const dxb_rs_matrix *m, char **text, char **json)
 	fprintf(f, "summary: the median change of samples/s over the same cells without the "
 	           "technique\n(all else equal), its range, and what it costs in memory and "
 	           "set-up\n");
-	fputc('[', g);
-	size_t shown = 0;
+	dxb_json_begin_array(g, DXB_JSON_BLOCK);
 	for (size_t i = 0; i < nt; i++) {
 		double s[NS];
 		char name[128];
@@ -810,12 +807,13 @@ static int summarize(const dxb_rs_matrix *m, char **text, char **json)
 		if (h2d)
 			fprintf(f, "; H2D %.2f vs %.2f GB/s", s[S_H2D], s[S_H2D_REF]);
 		fputc('\n', f);
-		fprintf(g, "%s\n    {", shown++ ? "," : "");
-		matrix_json_string(g, "technique", name, 1);
-		matrix_json_string(g, "dimension", dims[t[i].d].key, 1);
-		matrix_json_string(g, "value", t[i].value, 1);
-		matrix_json_string(g, "reference", t[i].ref, 1);
-		fprintf(g, "\"pairs\": %zu", pairs);
+		dxb_json_begin_object(g, DXB_JSON_INLINE);
+		matrix_json_string(g, "technique", name);
+		matrix_json_string(g, "dimension", dims[t[i].d].key);
+		matrix_json_string(g, "value", t[i].value);
+		matrix_json_string(g, "reference", t[i].ref);
+		dxb_json_key(g, "pairs");
+		dxb_json_uint(g, pairs);
 		static const struct { int k; const char *key; } fields[] = {
 			{ S_GAIN, "gain_pct" }, { S_GAIN_MIN, "gain_min_pct" },
 			{ S_GAIN_MAX, "gain_max_pct" }, { S_PSS, "pss_mib" },
@@ -824,18 +822,19 @@ static int summarize(const dxb_rs_matrix *m, char **text, char **json)
 		};
 		for (size_t k = 0; k < sizeof fields / sizeof *fields; k++) {
 			double x = s[fields[k].k];
+			dxb_json_key(g, fields[k].key);
 			/* A figure the cells lack (an older report's) is null. */
 			if (isnan(x) || (fields[k].k >= S_H2D && !h2d))
-				fprintf(g, ", \"%s\": null", fields[k].key);
+				dxb_json_null(g);
 			else
-				fprintf(g, ", \"%s\": %.6g", fields[k].key, x);
+				dxb_json_double(g, x, 6);
 		}
-		fputc('}', g);
+		dxb_json_end_object(g);
 	}
-	fputs(shown ? "\n  ]" : "]", g);
+	dxb_json_end_array(g);
 	free(sorted);
 	int bad = fclose(f) != 0;
-	bad |= fclose(g) != 0;
+	bad |= !(*json = dxb_json_finish(g));
 	return bad ? -1 : 0;
 }
 
@@ -846,28 +845,33 @@ typedef struct meta {
 	matrix_counts *counts;    /* each cell's workers and threads, as text */
 } meta;
 
+/* A member whose value is a list of names. */
+static void json_names(dxb_json *j, const char *key, const char *const *names, const int *v,
+                       size_t n)
+{
+	dxb_json_key(j, key);
+	dxb_json_begin_array(j, DXB_JSON_INLINE);
+	for (size_t i = 0; i < n; i++)
+		dxb_json_string(j, names[v[i]]);
+	dxb_json_end_array(j);
+}
+
 static int render_params(const pin_opts *p, const plan *pl, meta *mt)
 {
-	size_t len;
-	FILE *f = open_memstream(&mt->params, &len);
-	if (!f)
-		return -1;
-	fputc('{', f);
-	matrix_json_params(f, &p->mx, &pl->mc);
-	fputs(", \"pin\": [", f);
+	dxb_json *j = dxb_json_new(0);
+	dxb_json_begin_object(j, DXB_JSON_INLINE);
+	matrix_json_params(j, &p->mx, &pl->mc);
+	dxb_json_key(j, "pin");
+	dxb_json_begin_array(j, DXB_JSON_INLINE);
 	for (size_t i = 0; i < p->npins; i++)
-		fprintf(f, "%s\"%s\"", i ? ", " : "", dxb_pin_name(p->pin[i]));
-	fputs("], \"placement\": [", f);
-	for (size_t i = 0; i < p->nplaces; i++)
-		fprintf(f, "%s\"%s\"", i ? ", " : "", place_names[p->place[i]]);
-	fputs("], \"cache\": [", f);
-	for (size_t i = 0; i < p->ncaches; i++)
-		fprintf(f, "%s\"%s\"", i ? ", " : "", cache_names[p->cache[i]]);
-	fputs("], ", f);
-	matrix_json_string(f, "ramdisk", p->ramdisk, 1);
-	matrix_json_string(f, "strategy", dxb_loader_name(pl->strategy), 0);
-	fputc('}', f);
-	return fclose(f);
+		dxb_json_string(j, dxb_pin_name(p->pin[i]));
+	dxb_json_end_array(j);
+	json_names(j, "placement", place_names, p->place, p->nplaces);
+	json_names(j, "cache", cache_names, p->cache, p->ncaches);
+	matrix_json_string(j, "ramdisk", p->ramdisk);
+	matrix_json_string(j, "strategy", dxb_loader_name(pl->strategy));
+	dxb_json_end_object(j);
+	return (mt->params = dxb_json_finish(j)) ? 0 : -1;
 }
 
 /* Refuses a RAM disk directory that is not one, before anything runs. */

@@ -1,5 +1,7 @@
-/* json.c: walking JSONL records (see json.h). */
+/* json.c: reading JSON in place: walking records and checked texts (see json.h). */
 #include <errno.h>
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "json.h"
@@ -261,5 +263,211 @@ int dx__json_value(const dx_json_member *m, dx_buf *scratch, const char **out, s
 		return -1;
 	*out = scratch->p + at;
 	*outlen = scratch->len - at;
+	return 0;
+}
+
+const char *dx__json_skip_ws(const char *p, const char *end)
+{
+	return skip_ws(p, end);
+}
+
+/* ---- checking a text against the grammar ------------------------------------ */
+
+/* p at the opening quote: the byte after the closing one, or NULL. */
+static const char *check_string(const char *p, const char *end)
+{
+	for (p++; p < end; p++) {
+		unsigned char c = (unsigned char)*p;
+		if (c == '"')
+			return p + 1;
+		if (c < 0x20)
+			return NULL;
+		if (c != '\\')
+			continue;
+		if (++p >= end)
+			return NULL;
+		switch (*p) {
+		case '"': case '\\': case '/': case 'b': case 'f': case 'n': case 'r': case 't':
+			break;
+		case 'u':
+			if (end - p < 5)
+				return NULL;
+			for (int i = 1; i <= 4; i++)
+				if (hexval((unsigned char)p[i]) < 0)
+					return NULL;
+			p += 4;
+			break;
+		default:
+			return NULL;
+		}
+	}
+	return NULL;
+}
+
+static const char *digits_end(const char *p, const char *end)
+{
+	const char *s = p;
+	while (p < end && *p >= '0' && *p <= '9')
+		p++;
+	return p > s ? p : NULL;
+}
+
+/* JSON's number grammar, stricter than strtod's (no hex, inf, nan, "+1"). */
+static const char *check_number(const char *p, const char *end)
+{
+	if (p < end && *p == '-')
+		p++;
+	if (p < end && *p == '0')
+		p++;
+	else if (!(p = digits_end(p, end)))
+		return NULL;
+	if (p < end && *p == '.' && !(p = digits_end(p + 1, end)))
+		return NULL;
+	if (p < end && (*p == 'e' || *p == 'E')) {
+		p++;
+		if (p < end && (*p == '+' || *p == '-'))
+			p++;
+		if (!(p = digits_end(p, end)))
+			return NULL;
+	}
+	return p;
+}
+
+static const char *check_word(const char *p, const char *end, const char *word)
+{
+	size_t n = strlen(word);
+	return (size_t)(end - p) >= n && memcmp(p, word, n) == 0 ? p + n : NULL;
+}
+
+static const char *check_value(const char *p, const char *end, int depth, int max_depth)
+{
+	if (p >= end || depth > max_depth)
+		return NULL;
+	switch (*p) {
+	case '"':
+		return check_string(p, end);
+	case '{':
+	case '[': {
+		char close = *p == '{' ? '}' : ']';
+		p = skip_ws(p + 1, end);
+		if (p < end && *p == close)
+			return p + 1;
+		for (;;) {
+			if (close == '}') {
+				if (p >= end || *p != '"' || !(p = check_string(p, end)))
+					return NULL;
+				p = skip_ws(p, end);
+				if (p >= end || *p != ':')
+					return NULL;
+				p = skip_ws(p + 1, end);
+			}
+			if (!(p = check_value(p, end, depth + 1, max_depth)))
+				return NULL;
+			p = skip_ws(p, end);
+			if (p < end && *p == close)
+				return p + 1;
+			if (p >= end || *p != ',')
+				return NULL;
+			p = skip_ws(p + 1, end);
+		}
+	}
+	case 't':
+		return check_word(p, end, "true");
+	case 'f':
+		return check_word(p, end, "false");
+	case 'n':
+		return check_word(p, end, "null");
+	}
+	return check_number(p, end);
+}
+
+const char *dx__json_check(const char *p, const char *end, int max_depth)
+{
+	return check_value(p, end, 0, max_depth);
+}
+
+/* ---- walking a checked text ---------------------------------------------------- */
+
+int dx__json_open_array(const char **p, const char *end)
+{
+	const char *q = skip_ws(*p, end);
+	if (q >= end || *q != '[')
+		return -1;
+	*p = q + 1;
+	return 0;
+}
+
+int dx__json_next_element(const char **pp, const char *end, const char **val, const char **val_end)
+{
+	const char *p = skip_ws(*pp, end);
+	if (p < end && *p == ',')
+		p = skip_ws(p + 1, end);
+	if (p >= end)
+		return -1;
+	if (*p == ']') {
+		*pp = p + 1;
+		return 0;
+	}
+	const char *ve = dx__json_skip_value(p, end);
+	if (!ve)
+		return -1;
+	*val = p;
+	*val_end = ve;
+	p = skip_ws(ve, end);
+	if (p >= end || (*p != ',' && *p != ']'))
+		return -1;
+	*pp = p;
+	return 1;
+}
+
+const char *dx__json_member(const char *obj, const char *end, const char *name)
+{
+	dx_json_member m;
+	size_t len = strlen(name);
+	if (!obj || dx__json_open_object(&obj, end) < 0)
+		return NULL;
+	while (dx__json_next_member(&obj, end, &m) == 1)
+		if (dx__json_key_is(&m, name, len))
+			return m.val;
+	return NULL;
+}
+
+int dx__json_string_copy(const char *val, const char *end, char *buf, size_t n)
+{
+	if (!val || val >= end || *val != '"')
+		return -1;
+	const char *e = skip_string(val, end);
+	if (!e)
+		return -1;
+	/* Most strings hold no escape: their bytes are copied as they are (a
+	 * raw NUL never passes dx__json_check). */
+	if (dx__json_plain_string(val, e)) {
+		size_t len = (size_t)(e - val - 2);
+		if (len >= n)
+			return -1;
+		memcpy(buf, val + 1, len);
+		buf[len] = '\0';
+		return 0;
+	}
+	dx_buf d = { 0 };
+	int ok = dx__json_decode(val, e, &d) == 0 && d.len < n &&
+	         (d.len == 0 || !memchr(d.p, '\0', d.len));
+	if (ok) {
+		if (d.len)
+			memcpy(buf, d.p, d.len);
+		buf[d.len] = '\0';
+	}
+	dx__buf_free(&d);
+	return ok ? 0 : -1;
+}
+
+int dx__json_number(const char *val, double *out)
+{
+	if (!val || !(*val == '-' || (*val >= '0' && *val <= '9')))
+		return -1;
+	double x = strtod(val, NULL);
+	if (!isfinite(x))
+		return -1;
+	*out = x;
 	return 0;
 }

@@ -86,8 +86,6 @@ static void report_as(const char *path, int pin)
 		dxb_rs_write_csv(&m, null);
 		dxb_rs_write_markdown(&m, null);
 		dxb_rs_write_svg(&m, null);
-		for (size_t i = 0; i < m.ncells && i < 16; i++)
-			dxb_rs_is_fastest(&m, i);
 		char buf[64];
 		dxb_rs_json_get(m.environment_json, "kernel", buf, sizeof buf);
 		dxb_rs_json_get(m.params_json, "workers", buf, sizeof buf);

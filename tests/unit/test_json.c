@@ -1,4 +1,4 @@
-/* JSON record walking and string decoding. */
+/* JSON record walking, string decoding, and checking and walking a whole text. */
 #include "json.h"
 #include "unit.h"
 
@@ -31,8 +31,80 @@ static void refuses(const char *json)
 	dx__buf_free(&b);
 }
 
+/* Whether the whole of json is one JSON value (blanks around it allowed). */
+static int valid(const char *json, int max_depth)
+{
+	const char *end = json + strlen(json);
+	const char *p = dx__json_check(dx__json_skip_ws(json, end), end, max_depth);
+	return p && dx__json_skip_ws(p, end) == end;
+}
+
+static void checks(void)
+{
+	CHECK(valid(" {\"a\": [1, -0.5e+3, true, false, null, \"x\\u00e9\\n\"], \"b\": {}} ", 64));
+	CHECK(valid("[]", 0));
+	CHECK(valid("0", 0));
+	CHECK(!valid("", 64));
+	CHECK(!valid("[1,]", 64));
+	CHECK(!valid("{\"a\" 1}", 64));
+	CHECK(!valid("{\"a\": 1,}", 64));
+	CHECK(!valid("[01]", 64));                /* no leading zeros */
+	CHECK(!valid("[+1]", 64));
+	CHECK(!valid("[1.]", 64));
+	CHECK(!valid("[.5]", 64));
+	CHECK(!valid("[1e]", 64));
+	CHECK(!valid("[0x10]", 64));
+	CHECK(!valid("[nan]", 64));
+	CHECK(!valid("[tru]", 64));
+	CHECK(!valid("[\"a\tb\"]", 64));         /* a raw control byte in a string */
+	CHECK(!valid("[\"\\x\"]", 64));          /* an escape JSON lacks */
+	CHECK(!valid("[\"\\u12g4\"]", 64));
+	CHECK(!valid("[\"open]", 64));
+	CHECK(!valid("[1] [2]", 64));
+	CHECK(valid("[[[]]]", 2));                /* nested as deep as allowed */
+	CHECK(!valid("[[[[]]]]", 2));
+}
+
+static void walks(void)
+{
+	const char *doc = "{\"n\": 12.5, \"big\": 1e999, \"\\u0073\": \"caf\\u00e9\", \"nul\": \"a\\u0000b\", "
+	                  "\"list\": [1, [2, 3], {\"k\": \"]\"}, \"s\"], \"n\": 0}";
+	const char *end = doc + strlen(doc), *v, *ve;
+	char buf[16];
+	double x = 0;
+	CHECK(dx__json_check(doc, end, 64) == end);
+	CHECK(dx__json_number(dx__json_member(doc, end, "n"), &x) == 0 && x == 12.5); /* the first */
+	CHECK(dx__json_number(dx__json_member(doc, end, "big"), &x) < 0);             /* no infinity */
+	CHECK(dx__json_number(dx__json_member(doc, end, "s"), &x) < 0);               /* not a number */
+	CHECK(dx__json_number(dx__json_member(doc, end, "none"), &x) < 0);
+	CHECK(dx__json_string_copy(dx__json_member(doc, end, "s"), end, buf, sizeof buf) == 0);
+	CHECK(strcmp(buf, "caf\xc3\xa9") == 0);
+	CHECK(dx__json_string_copy(dx__json_member(doc, end, "s"), end, buf, 5) < 0); /* does not fit */
+	CHECK(dx__json_string_copy(dx__json_member(doc, end, "nul"), end, buf, sizeof buf) < 0);
+	CHECK(dx__json_string_copy(dx__json_member(doc, end, "n"), end, buf, sizeof buf) < 0);
+	CHECK(dx__json_member(dx__json_member(doc, end, "n"), end, "x") == NULL);   /* not an object */
+
+	const char *p = dx__json_member(doc, end, "list");
+	const char *want[] = { "1", "[2, 3]", "{\"k\": \"]\"}", "\"s\"" };
+	size_t n = 0;
+	CHECK(dx__json_open_array(&p, end) == 0);
+	while (dx__json_next_element(&p, end, &v, &ve) == 1) {
+		if (n < 4)
+			CHECK_MEM(v, (size_t)(ve - v), want[n]);
+		n++;
+	}
+	CHECK_EQ(n, 4);
+	p = " [ ] ";
+	CHECK(dx__json_open_array(&p, p + 5) == 0);
+	CHECK(dx__json_next_element(&p, p + 3, &v, &ve) == 0);
+	p = "{}";
+	CHECK(dx__json_open_array(&p, p + 2) < 0);
+}
+
 int main(void)
 {
+	checks();
+	walks();
 	const char *keys[8];
 	/* Values of every kind are skipped whole, quotes escaped inside strings. */
 	CHECK_EQ(members("{\"a\": \"x\\\"y\", \"b\": [1, {\"c\": \"]}\"}], \"d\": -1.5e3, \"e\": null}", keys, 8), 4);
