@@ -324,7 +324,8 @@ static int parse_double(const char *s, double *v)
 
 int cmd_sample(int argc, char **argv)
 {
-	dx_sample_opts so = { .min_rel = 1, .negatives = 1, .run_ratio = 0.5, .world_size = 1 };
+	dx_sample_opts so; /* min_rel 1, negatives 1, run_ratio 0.5, world_size 1 */
+	dx_sample_opts_init(&so);
 	sampler_cli x = { .format = FMT_TSV };
 	const char *output = NULL, *field = NULL;
 	int rank_given = 0, world_given = 0, show_stats = 0, pair_opts = 0, c;

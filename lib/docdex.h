@@ -108,6 +108,8 @@ DX_EXPORT const char *dx_id_kind_name(int kind);
 typedef int (*dx_progress_fn)(void *ctx, uint64_t done, uint64_t total);
 
 typedef struct dx_build_opts {
+	size_t size;           /* the caller's sizeof(dx_build_opts): set by
+	                          dx_build_opts_init, never by hand */
 	int format;            /* DX_FMT_*, DX_FMT_AUTO detects it from the content */
 	unsigned id_column;    /* TSV: 1-based column of the id, 0 means 1 */
 	const char *id_field;  /* JSONL: key of the id, NULL picks the first of
@@ -121,6 +123,11 @@ typedef struct dx_build_opts {
 	dx_progress_fn progress;
 	void *progress_ctx;
 } dx_build_opts;
+
+/* Every option at its default: 0 or NULL, and size.  Call it first, then
+ * set the options wanted (see "Option structs" above). */
+DX_EXPORT void dx_build_opts_init_size(dx_build_opts *o, size_t size);
+#define dx_build_opts_init(o) dx_build_opts_init_size((o), sizeof(dx_build_opts))
 
 /* The default distance between access points into a gzip file. */
 #define DX_DEFAULT_SPAN (1u << 20)
@@ -282,6 +289,9 @@ typedef struct dx_record {
 /* Reads record pos (0 <= pos < count). */
 DX_EXPORT DX_MUST_CHECK int dx_corpus_record(dx_corpus *c, uint64_t pos, dx_record *rec, dx_err *err);
 
+/* Copies rec->len bytes of rec (as filled by c, still valid) to dst. */
+DX_EXPORT DX_MUST_CHECK int dx_corpus_copy(dx_corpus *c, const dx_record *rec, void *dst, dx_err *err);
+
 /*
  * Reads n records at once, recs[i] for pos[i].  Records of gzip sources are
  * decompressed in file order, so that a stretch shared by several of them
@@ -340,6 +350,7 @@ DX_EXPORT DX_MUST_CHECK int dx_corpus_fields(dx_corpus *c, const dx_fields *f, c
 typedef struct dx_sample_report dx_sample_report;
 
 typedef struct dx_sample_opts {
+	size_t size;           /* set by dx_sample_opts_init, never by hand */
 	const char *queries;   /* qid TAB text, single-line "qid text", JSONL
 	                          (_id/id/qid and text/query/title/contents),
 	                          or TREC topics (<top> or <topic>); or NULL:
@@ -380,6 +391,11 @@ typedef struct dx_sample_opts {
 	                          (what was counted up to the failure) */
 } dx_sample_opts;
 
+/* The defaults: min_rel 1, negatives 1, run_ratio 0.5, world_size 1, every
+ * other option 0 or NULL; and size. */
+DX_EXPORT void dx_sample_opts_init_size(dx_sample_opts *o, size_t size);
+#define dx_sample_opts_init(o) dx_sample_opts_init_size((o), sizeof(dx_sample_opts))
+
 /* What was wrong with the inputs, counted; with strict, the first is an error. */
 enum {
 	DX_SP_NO_TEXT,         /* a judgement or triple whose query has no text */
@@ -391,8 +407,12 @@ enum {
 	                          document is not in the corpus: it keeps its
 	                          place in the ranking (no deeper line takes
 	                          it) and gives no negative */
-	DX_SP_KINDS
+	DX_SP_KINDS            /* the kinds this version counts; more may come */
 };
+
+/* Room for the kinds of dx_sample_report, fixed so that the report keeps
+ * its size as kinds are added: part of the ABI, like DX_SAMPLE_WARNINGS. */
+enum { DX_SP_MAX = 16 };
 
 /* At most this many shape warnings, one an input file. */
 enum { DX_SAMPLE_WARNINGS = 4 };
@@ -405,8 +425,8 @@ struct dx_sample_report {
 	uint64_t run_entries;  /* run candidates kept, after depth and exclusions */
 	uint64_t total;        /* triples in all shards (0 for a triples file,
 	                          whose length is not known in advance) */
-	uint64_t problems[DX_SP_KINDS];
-	char first[DX_SP_KINDS][512]; /* "FILE:LINE" of the first of each kind */
+	uint64_t problems[DX_SP_MAX];  /* by DX_SP_*; 0 beyond DX_SP_KINDS */
+	char first[DX_SP_MAX][512];    /* "FILE:LINE" of the first of each kind */
 	/* Input files that have the shape of another kind of file (a TREC run
 	 * given as qrels, a run given as queries), read as given: what and
 	 * "FILE:LINE" of the line that shows it, as an error would say them. */
@@ -507,6 +527,10 @@ DX_EXPORT int dx_output_fd(const dx_output *f);
 DX_EXPORT DX_MUST_CHECK int dx_output_commit(dx_output *f, dx_err *err);
 /* Drops what was written and frees f; accepts NULL. */
 DX_EXPORT void dx_output_abort(dx_output *f);
+
+/* ---- SIGBUS ----------------------------------------------------------- */
+
+DX_EXPORT DX_MUST_CHECK int dx_sigbus_guard_install(dx_err *err);
 
 /* ---- random numbers and permutations ------------------------------------ */
 
