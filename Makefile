@@ -12,7 +12,10 @@
 #                        replay under valgrind's memcheck (slow: not in CI)
 #   make demo            index a small generated corpus and serve from it
 #   make bench           the benchmarks (generates ~2 GB under build/bench)
-#   make install         PREFIX=/usr/local, DESTDIR honoured
+#   make install         docdex, its man pages and completions, and the core
+#                        library (shared, static, docdex.h, docdex.pc):
+#                        PREFIX=/usr/local, LIBDIR, INCLUDEDIR, PKGCONFIGDIR,
+#                        DESTDIR honoured; make uninstall removes them
 #   make DEV=1           warnings are errors
 #
 # A build with other flags goes to its own directory: B=build/asan holds the
@@ -45,9 +48,9 @@ SOVERSION = $(firstword $(subst ., ,$(VERSION)))
 
 PREFIX ?= /usr/local
 BINDIR = $(PREFIX)/bin
-LIBDIR = $(PREFIX)/lib
-INCLUDEDIR = $(PREFIX)/include
-PKGCONFIGDIR = $(LIBDIR)/pkgconfig
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 MANDIR = $(PREFIX)/share/man
 BASHCOMPDIR = $(PREFIX)/share/bash-completion/completions
 ZSHCOMPDIR = $(PREFIX)/share/zsh/site-functions
@@ -181,6 +184,7 @@ TEST_DOCDEX = $(if $(RUNNER),DX_RUNNER_PROGRAM=$(abspath $(DOCDEX)) DOCDEX=$(RUN
 check: all unit replay $(POKE) $(FAIL_FORK)
 	$(TEST_DOCDEX) DX_SYNTH=$(abspath $(SYNTH)) DX_POKE=$(abspath $(POKE)) DX_LIBSO=$(abspath $(LIBDX_SO)) \
 	    DOCDEX_FAKE_CUDART=$(abspath $(FAKE_CUDART)) DX_FAIL_FORK=$(abspath $(FAIL_FORK)) \
+	    DX_MAKE="$(MAKE)" DX_BUILD_DIR=$(B) DX_CC="$(CC)" DX_CFLAGS="$(CFLAGS)" DX_LDFLAGS="$(LDFLAGS)" \
 	    bats tests/*.bats
 
 FUZZ_TIME ?= 60
@@ -237,21 +241,40 @@ demo: all
 bench: all
 	python3 tests/bench/bench.py --docdex $(abspath $(DOCDEX)) --synth $(abspath $(SYNTH))
 
-install: $(DOCDEX)
+# The core library: libdocdex.so.VERSION, with the soname's link (.so.MAJOR) and
+# the link a build links to (.so), the static library, docdex.h, and
+# docdex.pc for pkg-config, whose prefix is PREFIX.
+# docdex.pc is written as it is installed, for the PREFIX of this install.
+LIBDX_REAL = libdocdex.so.$(VERSION)
+
+install: $(DOCDEX) $(LIBDX) $(LIBDX_SO)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 \
-	    $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(FISHCOMPDIR)
+	    $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(FISHCOMPDIR) \
+	    $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR)
 	install -m 755 $(DOCDEX) $(DESTDIR)$(BINDIR)/docdex
 	install -m 644 $(wildcard man/*.1) $(DESTDIR)$(MANDIR)/man1
 	install -m 644 $(wildcard man/*.5) $(DESTDIR)$(MANDIR)/man5
 	install -m 644 completions/docdex.bash $(DESTDIR)$(BASHCOMPDIR)/docdex
 	install -m 644 completions/_docdex $(DESTDIR)$(ZSHCOMPDIR)/_docdex
 	install -m 644 completions/docdex.fish $(DESTDIR)$(FISHCOMPDIR)/docdex.fish
+	install -m 755 $(LIBDX_SO) $(DESTDIR)$(LIBDIR)/$(LIBDX_REAL)
+	ln -sf $(LIBDX_REAL) $(DESTDIR)$(LIBDIR)/libdocdex.so.$(SOVERSION)
+	ln -sf libdocdex.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libdocdex.so
+	install -m 644 $(LIBDX) $(DESTDIR)$(LIBDIR)/libdocdex.a
+	install -m 644 lib/docdex.h $(DESTDIR)$(INCLUDEDIR)/docdex.h
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(patsubst $(PREFIX)/%,$${prefix}/%,$(LIBDIR))|' \
+	    -e 's|@INCLUDEDIR@|$(patsubst $(PREFIX)/%,$${prefix}/%,$(INCLUDEDIR))|' \
+	    -e 's|@VERSION@|$(VERSION)|' lib/docdex.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/docdex.pc
+	chmod 644 $(DESTDIR)$(PKGCONFIGDIR)/docdex.pc
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/docdex $(DESTDIR)$(BASHCOMPDIR)/docdex \
 	    $(DESTDIR)$(ZSHCOMPDIR)/_docdex $(DESTDIR)$(FISHCOMPDIR)/docdex.fish
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(wildcard man/*.1)))
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man5/,$(notdir $(wildcard man/*.5)))
+	rm -f $(DESTDIR)$(LIBDIR)/$(LIBDX_REAL) $(DESTDIR)$(LIBDIR)/libdocdex.so.$(SOVERSION) \
+	    $(DESTDIR)$(LIBDIR)/libdocdex.so $(DESTDIR)$(LIBDIR)/libdocdex.a \
+	    $(DESTDIR)$(INCLUDEDIR)/docdex.h $(DESTDIR)$(PKGCONFIGDIR)/docdex.pc
 
 clean:
 	rm -rf build docdex lib/libdocdex.a lib/libdocdex.so* bench/libdxbench.a tests/dx-synth \

@@ -88,7 +88,11 @@ static int index_one(const char *corpus, dx_progress_fn on_progress, void *ctx, 
 {
 	char ddx[TC_PATH + 8];
 	snprintf(ddx, sizeof ddx, "%s.ddx", corpus);
-	dx_build_opts bo = { .format = DX_FMT_TSV, .progress = on_progress, .progress_ctx = ctx };
+	dx_build_opts bo;
+	dx_build_opts_init(&bo);
+	bo.format = DX_FMT_TSV;
+	bo.progress = on_progress;
+	bo.progress_ctx = ctx;
 	dx_build_report rep;
 	const char *files[] = { corpus };
 	return dx_index_build(files, 1, ddx, &bo, &rep, err);
@@ -111,7 +115,11 @@ int dxb_tempcorpus_make(dxb_tempcorpus *t, const dxb_synth_opts *o, dx_progress_
 	s.done = s.told = 0;
 	if ((rc = write_corpus(o, t->gzip, 1, &s, &n, err)) < 0)
 		return rc;
-	dx_build_opts bo = { .format = DX_FMT_TSV, .progress = on_progress, .progress_ctx = ctx };
+	dx_build_opts bo;
+	dx_build_opts_init(&bo);
+	bo.format = DX_FMT_TSV;
+	bo.progress = on_progress;
+	bo.progress_ctx = ctx;
 	dx_bgzf_report brep;
 	if ((rc = dx_bgzf_write(t->plain, t->bgzf, &bo, -1, &brep, err)) < 0 ||
 	    (rc = index_one(t->plain, on_progress, ctx, err)) < 0 ||

@@ -129,10 +129,19 @@ static int generator_open(generator *g, thread_ctx *t, dx_corpus *c, dx_err *err
 	g->step = t->shards;
 	if (o->kind != DXB_WL_TRIPLES || !o->qrels)
 		return 0;
-	dx_sample_opts so = { .queries = o->queries, .qrels = o->qrels, .run = o->run,
-	                      .min_rel = 1, .depth = o->depth, .random = !o->run,
-	                      .negatives = o->negatives, .seed = o->seed,
-	                      .count = 1ull << 62, .rank = t->shard, .world_size = t->shards };
+	dx_sample_opts so;
+	dx_sample_opts_init(&so);
+	so.queries = o->queries;
+	so.qrels = o->qrels;
+	so.run = o->run;
+	so.min_rel = 1;
+	so.depth = o->depth;
+	so.random = !o->run;
+	so.negatives = o->negatives;
+	so.seed = o->seed;
+	so.count = 1ull << 62;
+	so.rank = t->shard;
+	so.world_size = t->shards;
 	if (!(g->neg = malloc(o->negatives * sizeof *g->neg)))
 		return dx__fail_nomem(err);
 	g->sampler = dx_sampler_open(c, &so, err);

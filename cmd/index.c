@@ -258,6 +258,7 @@ static int build(const index_args *a, int nfiles, char **files)
 int cmd_index(int argc, char **argv)
 {
 	index_args a = { 0 };
+	dx_build_opts_init(&a.build);
 	uint64_t v;
 	int c, rc;
 	optind = 1;

@@ -107,7 +107,11 @@ static int help(int argc, char **argv)
 /* A mapped file that shrinks under us (an index or corpus overwritten in
  * place, by cp for instance, instead of replaced by a rename) or a disk
  * that fails a read of a mapped page raises SIGBUS: one line and a failure
- * instead of a crash.  Only write and _exit may run here. */
+ * instead of a crash.  The library's guard comes first: a fault within a
+ * docdex call fails that call (DX_ESTALE, with this same line), which the
+ * command reports as any error; one elsewhere (the engine's loaders, the
+ * output of a mapped record) is passed on to this handler.  Only write and
+ * _exit may run here. */
 static char sigbus_msg[256];
 static size_t sigbus_len;
 
@@ -129,6 +133,9 @@ static void catch_sigbus(const char *command)
 	struct sigaction sa = { .sa_handler = on_sigbus };
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGBUS, &sa, NULL);
+	dx_err err;
+	if (dx_sigbus_guard_install(&err) < 0)
+		return; /* this handler alone, then */
 }
 
 /* A descriptor among 0, 1 and 2 that the caller closed ("docdex get c <&-")

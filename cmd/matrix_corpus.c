@@ -68,7 +68,10 @@ static int prepare(matrix_opts *o, matrix_corpus *mc, progress *pr, dx_err *err)
 			return err->code = DX_ENOMEM;
 		if ((rc = dxb_tempcorpus_mkdir(t, o->tmpdir, err)) == 0) {
 			snprintf(mc->index, sizeof mc->index, "%s/%s.ddx", t->dir, basename(copy));
-			dx_build_opts bo = { .progress = progress_update, .progress_ctx = pr };
+			dx_build_opts bo;
+			dx_build_opts_init(&bo);
+			bo.progress = progress_update;
+			bo.progress_ctx = pr;
 			dx_build_report rep;
 			const char *files[] = { o->corpus };
 			rc = dx_index_build(files, 1, mc->index, &bo, &rep, err);

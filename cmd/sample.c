@@ -491,10 +491,8 @@ static int check_inputs(const sample_args *a)
 static int parse_args(sample_args *a, int argc, char **argv)
 {
 	int c, rc;
-	*a = (sample_args){
-		.so = { .min_rel = 1, .negatives = 1, .run_ratio = 0.5, .world_size = 1 },
-		.format = FMT_TSV,
-	};
+	*a = (sample_args){ .format = FMT_TSV };
+	dx_sample_opts_init(&a->so); /* min_rel 1, negatives 1, run_ratio 0.5, world_size 1 */
 	optind = 1;
 	while ((c = getopt_long(argc, argv, ":o:h", options, NULL)) != -1)
 		if ((rc = set_option(a, c, argv)) != 0)

@@ -15,6 +15,7 @@
 #include "atomic_file.h"
 #include "buf.h"
 #include "err.h"
+#include "opts.h"
 #include "scan.h"
 
 enum {
@@ -132,10 +133,17 @@ static int on_bytes(void *ctx, const char *p, size_t n, dx_err *err)
 	return 0;
 }
 
-int dx_bgzf_write(const char *in_path, const char *out_path, const dx_build_opts *opts, int level,
+int dx_bgzf_write(const char *in_path, const char *out_path, const dx_build_opts *caller_opts, int level,
                   dx_bgzf_report *rep, dx_err *err)
 {
 	dx_bgzf_report dummy;
+	dx_build_opts taken;
+	const dx_build_opts *opts = &taken;
+	if (dx__build_opts_take(&taken, caller_opts, err) < 0) {
+		if (rep)
+			memset(rep, 0, sizeof *rep);
+		return err->code;
+	}
 	writer *w = calloc(1, sizeof *w);
 	if (!w)
 		return dx__fail_nomem(err);

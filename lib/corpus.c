@@ -18,6 +18,7 @@
 #include "err.h"
 #include "fileutil.h"
 #include "format.h"
+#include "guard.h"
 #include "gz.h"
 #include "index.h"
 #include "index_format.h"
@@ -329,14 +330,27 @@ void dx__corpus_restart(dx_corpus *c, uint32_t i)
 		c->src[i].gz->live = 0;
 }
 
+int dx__corpus_owns(const dx_corpus *c, const void *addr)
+{
+	const char *a = addr;
+	for (uint32_t i = 0; i < c->nsrc; i++)
+		if (c->src[i].map && a >= c->src[i].map && a < c->src[i].map + c->src[i].size)
+			return 1;
+	return c->ix && dx__index_owns(c->ix, addr);
+}
+
 int dx_corpus_find(dx_corpus *c, const char *id, size_t len, uint64_t *pos, dx_err *err)
 {
-	return dx__index_find(c->ix, id, len, pos, err);
+	int rc;
+	DX__GUARDED(rc, c, NULL, err, dx__index_find(c->ix, id, len, pos, err));
+	return rc;
 }
 
 int dx_corpus_id(dx_corpus *c, uint64_t pos, const char **id, size_t *len, dx_err *err)
 {
-	return dx__index_id(c->ix, pos, id, len, err);
+	int rc;
+	DX__GUARDED(rc, c, NULL, err, dx__index_id(c->ix, pos, id, len, err));
+	return rc;
 }
 
 int dx__corpus_bytes(dx_corpus *c, uint32_t file, uint64_t off, uint64_t len, const char **data,
@@ -358,19 +372,49 @@ static uint64_t tail_len(const dx_corpus *c, uint32_t file, uint64_t off, uint64
 	return left < 2 ? left : 2;
 }
 
-int dx_corpus_record(dx_corpus *c, uint64_t pos, dx_record *rec, dx_err *err)
+static void fault_in(const char *p, size_t len);
+
+static int record(dx_corpus *c, uint64_t pos, dx_record *rec, dx_err *err)
 {
 	uint32_t file;
-	uint64_t off, len;
+	uint64_t off, len, tail;
 	if (dx__index_record(c->ix, pos, &file, &off, &len, err) < 0 ||
-	    dx__corpus_bytes(c, file, off, len + tail_len(c, file, off, len), &rec->data, err) < 0)
+	    dx__corpus_bytes(c, file, off, len + (tail = tail_len(c, file, off, len)), &rec->data, err) < 0)
 		return err->code;
 	rec->pos = pos;
 	rec->len = (size_t)len;
 	rec->source = file;
 	rec->offset = off;
 	rec->stable = c->src[file].gz == NULL;
+	/* A mapped record's pages are touched here, under the guard, so that a
+	 * file cut short before the call fails it rather than the caller. */
+	if (rec->stable)
+		fault_in(rec->data, (size_t)(len + tail));
 	return 0;
+}
+
+int dx_corpus_record(dx_corpus *c, uint64_t pos, dx_record *rec, dx_err *err)
+{
+	int rc;
+	DX__GUARDED(rc, c, NULL, err, record(c, pos, rec, err));
+	return rc;
+}
+
+static int copy(const dx_record *rec, void *dst)
+{
+	/* Touched first by plain loads: a fault in memcpy is met as well, but
+	 * under a sanitizer memcpy is the runtime's, which takes it for its own. */
+	if (rec->stable)
+		fault_in(rec->data, rec->len);
+	memcpy(dst, rec->data, rec->len);
+	return 0;
+}
+
+int dx_corpus_copy(dx_corpus *c, const dx_record *rec, void *dst, dx_err *err)
+{
+	int rc;
+	DX__GUARDED(rc, c, NULL, err, copy(rec, dst));
+	return rc;
 }
 
 /* Whether record r ends where its format ends a record and before the
@@ -392,7 +436,7 @@ static int ends_right(dx_corpus *c, const dx_record *r, dx_err *err)
 	return nfile != r->source || noff >= r->offset + r->len + c->ops->gap;
 }
 
-int dx_corpus_check_ids(dx_corpus *c, const dx_record *recs, size_t n, dx_err *err)
+static int check_ids(dx_corpus *c, const dx_record *recs, size_t n, dx_err *err)
 {
 	for (size_t i = 0; i < n; i++) {
 		const char *want, *got, *why = NULL, *wrong = "does not hold its id";
@@ -415,6 +459,13 @@ int dx_corpus_check_ids(dx_corpus *c, const dx_record *recs, size_t n, dx_err *e
 	return 0;
 }
 
+int dx_corpus_check_ids(dx_corpus *c, const dx_record *recs, size_t n, dx_err *err)
+{
+	int rc;
+	DX__GUARDED(rc, c, NULL, err, check_ids(c, recs, n, err));
+	return rc;
+}
+
 static int by_place(const void *a, const void *b)
 {
 	const struct order *x = a, *y = b;
@@ -434,7 +485,7 @@ static void fault_in(const char *p, size_t len)
 		(void)v[len - 1];
 }
 
-int dx_corpus_records(dx_corpus *c, const uint64_t *pos, size_t n, dx_record *recs, dx_err *err)
+static int records(dx_corpus *c, const uint64_t *pos, size_t n, dx_record *recs, dx_err *err)
 {
 	if (n > c->order_cap) {
 		struct order *o = realloc(c->order, n * sizeof *o);
@@ -490,6 +541,13 @@ int dx_corpus_records(dx_corpus *c, const uint64_t *pos, size_t n, dx_record *re
 	return 0;
 }
 
+int dx_corpus_records(dx_corpus *c, const uint64_t *pos, size_t n, dx_record *recs, dx_err *err)
+{
+	int rc;
+	DX__GUARDED(rc, c, NULL, err, records(c, pos, n, recs, err));
+	return rc;
+}
+
 dx_fields *dx_fields_parse(dx_corpus *c, const char *spec, dx_err *err)
 {
 	if (!spec) {
@@ -530,8 +588,8 @@ void dx_fields_free(dx_fields *f)
 	free(f);
 }
 
-int dx_corpus_fields(dx_corpus *c, const dx_fields *f, const dx_record *rec, const char **out,
-                     size_t *outlen, dx_err *err)
+static int fields(dx_corpus *c, const dx_fields *f, const dx_record *rec, const char **out,
+                  size_t *outlen, dx_err *err)
 {
 	c->join.len = 0;
 	for (size_t i = 0; i < f->n; i++) {
@@ -557,4 +615,12 @@ int dx_corpus_fields(dx_corpus *c, const dx_fields *f, const dx_record *rec, con
 	*out = c->join.p;
 	*outlen = c->join.len;
 	return 0;
+}
+
+int dx_corpus_fields(dx_corpus *c, const dx_fields *f, const dx_record *rec, const char **out,
+                     size_t *outlen, dx_err *err)
+{
+	int rc;
+	DX__GUARDED(rc, c, NULL, err, fields(c, f, rec, out, outlen, err));
+	return rc;
 }

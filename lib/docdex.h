@@ -3,10 +3,47 @@
  *
  * libdocdex builds lookup tables (".ddx" index files) over corpus files and
  * serves records out of them.  It never prints and never exits: a function
- * that can fail returns 0 (or a count) on success and a negative DX_E* code
- * on failure, or NULL, and fills the caller's dx_err with what went wrong
- * and what it concerns.  Handles are opaque and every close function
- * accepts NULL.
+ * that can fail returns 0 (or 1 and 0 for found and not found) on success
+ * and a negative DX_E* code on failure, or NULL, and fills the caller's
+ * dx_err (never NULL) with what went wrong and what it concerns.  Handles
+ * are opaque and every close function accepts NULL.
+ *
+ * Threads.  The library keeps no global state (the SIGBUS guard's handler
+ * aside) and locks nothing.  A handle (dx_corpus, dx_index, dx_sampler,
+ * dx_output) is used by one thread at a time: its buffers, its gzip
+ * readers and the pointers it hands out are its own.  Give each thread a
+ * corpus of its own: corpora opened on the same files share the page
+ * cache, not memory of the process.  A dx_fields is read-only once parsed,
+ * and the functions without a handle may run in any number of threads at
+ * once; dx_index_build, dx_bgzf_write and dx_corpus_verify read ahead in a
+ * thread of their own, joined before they return.
+ *
+ * Fork.  A dx_corpus or dx_index opened before fork() serves the parent and
+ * every child, at the same time: its files are mapped shared and read-only,
+ * a compressed source is read with pread (no file offset to share), and
+ * each process goes on with its own copy of the handle's buffers.  Not so
+ * a dx_sampler with a triples file, read through a file offset the
+ * processes would share (open it in the child), nor a dx_output (one
+ * temporary file, which each process would commit or remove).  Fork while
+ * no docdex call runs in another thread.
+ *
+ * Pointers.  Strings of the library (dx_strerror, dx_version, the *_name
+ * functions) are static.  What points into an index (dx_index_info.params,
+ * dx_source_info's paths) lives until the index, or the corpus that owns
+ * it, is closed; what points into a corpus or a sampler lives as each
+ * function says.
+ *
+ * SIGBUS.  Index files and plain corpus files are mapped: one cut short
+ * under a process that reads it (overwritten in place, by cp for instance,
+ * instead of replaced by a rename) or on a failing disk raises SIGBUS, which
+ * kills the process unless dx_sigbus_guard_install was called (see there).
+ *
+ * Option structs (dx_build_opts, dx_sample_opts) start with their size:
+ * set one up with its init function, then set the options wanted.  A newer
+ * library gives the options a program was built without their defaults,
+ * so options can be added without breaking programs built before.  The
+ * structs the library fills (reports, infos) keep their size within a
+ * MAJOR version: their fixed arrays have documented caps, part of the ABI.
  */
 #ifndef DOCDEX_H
 #define DOCDEX_H
@@ -60,7 +97,7 @@ typedef struct dx_err {
 	char subject[1024]; /* the file, place or id it concerns, or "" */
 } dx_err;
 
-/* A short description of a DX_E* code. */
+/* A short description of a DX_E* code ("unknown error" for another). */
 DX_EXPORT const char *dx_strerror(int code);
 
 /*
@@ -108,6 +145,8 @@ DX_EXPORT const char *dx_id_kind_name(int kind);
 typedef int (*dx_progress_fn)(void *ctx, uint64_t done, uint64_t total);
 
 typedef struct dx_build_opts {
+	size_t size;           /* the caller's sizeof(dx_build_opts): set by
+	                          dx_build_opts_init, never by hand */
 	int format;            /* DX_FMT_*, DX_FMT_AUTO detects it from the content */
 	unsigned id_column;    /* TSV: 1-based column of the id, 0 means 1 */
 	const char *id_field;  /* JSONL: key of the id, NULL picks the first of
@@ -121,6 +160,11 @@ typedef struct dx_build_opts {
 	dx_progress_fn progress;
 	void *progress_ctx;
 } dx_build_opts;
+
+/* Every option at its default: 0 or NULL, and size.  Call it first, then
+ * set the options wanted (see "Option structs" above). */
+DX_EXPORT void dx_build_opts_init_size(dx_build_opts *o, size_t size);
+#define dx_build_opts_init(o) dx_build_opts_init_size((o), sizeof(dx_build_opts))
 
 /* The default distance between access points into a gzip file. */
 #define DX_DEFAULT_SPAN (1u << 20)
@@ -143,7 +187,10 @@ typedef struct dx_build_report {
  * Scans the corpus files and writes an index of them to out_path, through
  * a temporary file that replaces out_path only once complete.  Source paths
  * are stored relative to out_path's directory and as absolute paths.
- * Returns 0, or a DX_E* code with err filled (nothing is written then).
+ * report may be NULL.  Returns 0, or with err filled (nothing is written
+ * then): DX_EINVAL (no file, a bad option, opts not set up by
+ * dx_build_opts_init), DX_ESYS, DX_ENOMEM, DX_EFORMAT (malformed data, a
+ * format not recognised), DX_ENOID, DX_EDUPID, DX_ELIMIT, DX_ECANCELED.
  */
 DX_EXPORT DX_MUST_CHECK int dx_index_build(const char *const *files, size_t nfiles,
                                  const char *out_path, const dx_build_opts *opts,
@@ -163,7 +210,8 @@ typedef struct dx_bgzf_report {
  * temporary file: gzip members of at most 64 KiB with the BC extra field,
  * ending at record boundaries wherever a record fits in one.  Records are
  * found with the format and id options of opts (progress too); level is
- * zlib's, 0 to 9, or -1 for its default.  Returns 0 or a DX_E* code.
+ * zlib's, 0 to 9, or -1 for its default.  rep may be NULL.  Returns 0, or
+ * DX_EINVAL, DX_ESYS, DX_ENOMEM, DX_EFORMAT, DX_ECANCELED (nothing written).
  */
 DX_EXPORT DX_MUST_CHECK int dx_bgzf_write(const char *in_path, const char *out_path, const dx_build_opts *opts,
                                 int level, dx_bgzf_report *rep, dx_err *err);
@@ -183,8 +231,8 @@ DX_EXPORT DX_MUST_CHECK int dx_index_path_for(const char *path, char *out, size_
 /*
  * Maps an index file read-only and checks its header, section table and
  * small sections; large sections are checked chunk by chunk on first use.
- * Returns NULL with err filled when the file is missing, damaged or of
- * another version.
+ * Returns NULL with err filled: DX_ESYS (missing, unreadable), DX_ECORRUPT
+ * (damaged), DX_EVERSION (another format version), DX_ENOMEM.
  */
 DX_EXPORT DX_MUST_CHECK dx_index *dx_index_open(const char *index_path, dx_err *err);
 DX_EXPORT void dx_index_close(dx_index *ix);
@@ -201,6 +249,7 @@ typedef struct dx_index_info {
 	size_t params_len;
 } dx_index_info;
 
+/* Fills info; its params point into the index. */
 DX_EXPORT void dx_index_get_info(const dx_index *ix, dx_index_info *info);
 
 typedef struct dx_source_info {
@@ -222,7 +271,8 @@ typedef struct dx_source_info {
 enum { DX_SOURCE_PLAIN = 1, DX_SOURCE_GZIP = 2, DX_SOURCE_BGZF = 3 };
 DX_EXPORT const char *dx_source_kind_name(int kind);
 
-/* Fills info for source i (0 <= i < sources). Returns 0 or DX_EINVAL. */
+/* Fills info for source i (0 <= i < sources), its paths pointing into the
+ * index.  Returns 0 or DX_EINVAL (no such source). */
 DX_EXPORT int dx_index_get_source(const dx_index *ix, uint32_t i, dx_source_info *info);
 
 typedef struct dx_section_info {
@@ -235,11 +285,12 @@ typedef struct dx_section_info {
  * path is looked up relative to the index, then as the absolute path. */
 DX_EXPORT DX_MUST_CHECK int dx_index_check_source(dx_index *ix, uint32_t i, dx_err *err);
 
-/* Number of sections, and the i-th of them. */
+/* Number of sections, and the i-th of them: 0, or DX_EINVAL. */
 DX_EXPORT uint32_t dx_index_sections(const dx_index *ix);
 DX_EXPORT int dx_index_get_section(const dx_index *ix, uint32_t i, dx_section_info *info);
 
-/* Recomputes the CRC32 of every section; DX_ECORRUPT names the first bad one. */
+/* Recomputes the CRC32 of every section: 0, or DX_ECORRUPT naming the first
+ * bad one, or DX_ESTALE (the file cut short, under the SIGBUS guard). */
 DX_EXPORT DX_MUST_CHECK int dx_index_check(dx_index *ix, dx_err *err);
 
 /*
@@ -248,6 +299,8 @@ DX_EXPORT DX_MUST_CHECK int dx_index_check(dx_index *ix, dx_err *err);
  * and sampled-bytes fingerprint; a changed one gives DX_ESTALE, and so does
  * a CORPUS that is not among the files its CORPUS.ddx indexes.  A path that
  * is not a regular file (a FIFO, a directory) gives DX_EINVAL, at once.
+ * Returns NULL with err filled: those, DX_ESYS, DX_ENOMEM, and the errors
+ * of dx_index_open.
  */
 DX_EXPORT DX_MUST_CHECK dx_corpus *dx_corpus_open(const char *corpus_or_index, dx_err *err);
 DX_EXPORT void dx_corpus_close(dx_corpus *c);
@@ -257,13 +310,15 @@ DX_EXPORT void dx_corpus_close(dx_corpus *c);
  * replace what they read. */
 DX_EXPORT int dx_corpus_uses_file(const dx_corpus *c, const char *path);
 
-/* The index that the corpus was opened with (owned by the corpus). */
+/* The index that the corpus was opened with (owned by the corpus, closed
+ * with it), and its number of records. */
 DX_EXPORT dx_index *dx_corpus_index(dx_corpus *c);
 DX_EXPORT uint64_t dx_corpus_count(const dx_corpus *c);
 
 /*
  * Finds the record with this id.  Returns 1 and sets *pos, 0 when no record
- * has the id, or a negative code (DX_ECORRUPT) on a damaged index.
+ * has the id, or DX_ECORRUPT (a damaged index) or DX_ESTALE (the index cut
+ * short, under the SIGBUS guard).
  */
 DX_EXPORT DX_MUST_CHECK int dx_corpus_find(dx_corpus *c, const char *id, size_t len,
                                  uint64_t *pos, dx_err *err);
@@ -279,14 +334,26 @@ typedef struct dx_record {
 	                         that reads records (decompressed bytes) */
 } dx_record;
 
-/* Reads record pos (0 <= pos < count). */
+/*
+ * Reads record pos (0 <= pos < count).  Returns 0, or DX_EINVAL (pos out of
+ * range), DX_ECORRUPT (a damaged index, a gzip source that does not
+ * inflate where its index says), DX_ESTALE (a gzip source cut short; under
+ * the SIGBUS guard, a mapped file cut short: the pages of a mapped record
+ * are touched before it returns), DX_EFORMAT, DX_ESYS, DX_ENOMEM.
+ */
 DX_EXPORT DX_MUST_CHECK int dx_corpus_record(dx_corpus *c, uint64_t pos, dx_record *rec, dx_err *err);
+
+/* Copies rec->len bytes of rec (as c filled it, still valid) to dst: with
+ * the SIGBUS guard, the way to copy a mapped record that cannot kill the
+ * process if its file is cut short after dx_corpus_record.  Returns 0 or
+ * DX_ESTALE. */
+DX_EXPORT DX_MUST_CHECK int dx_corpus_copy(dx_corpus *c, const dx_record *rec, void *dst, dx_err *err);
 
 /*
  * Reads n records at once, recs[i] for pos[i].  Records of gzip sources are
  * decompressed in file order, so that a stretch shared by several of them
  * is decompressed once; their bytes stay valid until the next call that
- * reads records.
+ * reads records.  Returns 0 or an error of dx_corpus_record.
  */
 DX_EXPORT DX_MUST_CHECK int dx_corpus_records(dx_corpus *c, const uint64_t *pos, size_t n, dx_record *recs,
                                     dx_err *err);
@@ -306,7 +373,8 @@ DX_EXPORT DX_MUST_CHECK int dx_corpus_records(dx_corpus *c, const uint64_t *pos,
 DX_EXPORT DX_MUST_CHECK int dx_corpus_check_ids(dx_corpus *c, const dx_record *recs, size_t n, dx_err *err);
 
 /* The id of record pos, valid until the next call on c.  A record whose id
- * another record took (--duplicates first|last) still has its own id. */
+ * another record took (--duplicates first|last) still has its own id.
+ * Returns 0, or DX_EINVAL, DX_ECORRUPT, DX_ESTALE (as dx_corpus_find). */
 DX_EXPORT DX_MUST_CHECK int dx_corpus_id(dx_corpus *c, uint64_t pos, const char **id, size_t *len, dx_err *err);
 
 /*
@@ -315,6 +383,8 @@ DX_EXPORT DX_MUST_CHECK int dx_corpus_id(dx_corpus *c, uint64_t pos, const char 
  * A NULL spec selects the record's text: a TSV column named text or body,
  * else the last column; the first JSON key of text, contents, body,
  * passage, segment; a TREC document's <TEXT>, else all after its <DOCNO>.
+ * Parsing returns NULL with DX_EINVAL (a bad field) or DX_ENOMEM.  A
+ * dx_fields serves c and any corpus opened on the same index.
  */
 typedef struct dx_fields dx_fields;
 DX_EXPORT DX_MUST_CHECK dx_fields *dx_fields_parse(dx_corpus *c, const char *spec, dx_err *err);
@@ -323,7 +393,8 @@ DX_EXPORT void dx_fields_free(dx_fields *f);
 /*
  * The selected fields of a record, joined by single spaces, JSON strings
  * decoded.  *out points into rec's bytes or into the corpus's scratch
- * buffer, valid until the next call.  A field the record lacks is empty.
+ * buffer, valid until the next call on c.  A field the record lacks is
+ * empty.  Returns 0, DX_EFORMAT (a malformed record), DX_ENOMEM.
  */
 DX_EXPORT DX_MUST_CHECK int dx_corpus_fields(dx_corpus *c, const dx_fields *f, const dx_record *rec,
                                    const char **out, size_t *outlen, dx_err *err);
@@ -340,6 +411,7 @@ DX_EXPORT DX_MUST_CHECK int dx_corpus_fields(dx_corpus *c, const dx_fields *f, c
 typedef struct dx_sample_report dx_sample_report;
 
 typedef struct dx_sample_opts {
+	size_t size;           /* set by dx_sample_opts_init, never by hand */
 	const char *queries;   /* qid TAB text, single-line "qid text", JSONL
 	                          (_id/id/qid and text/query/title/contents),
 	                          or TREC topics (<top> or <topic>); or NULL:
@@ -380,6 +452,11 @@ typedef struct dx_sample_opts {
 	                          (what was counted up to the failure) */
 } dx_sample_opts;
 
+/* The defaults: min_rel 1, negatives 1, run_ratio 0.5, world_size 1, every
+ * other option 0 or NULL; and size. */
+DX_EXPORT void dx_sample_opts_init_size(dx_sample_opts *o, size_t size);
+#define dx_sample_opts_init(o) dx_sample_opts_init_size((o), sizeof(dx_sample_opts))
+
 /* What was wrong with the inputs, counted; with strict, the first is an error. */
 enum {
 	DX_SP_NO_TEXT,         /* a judgement or triple whose query has no text */
@@ -391,10 +468,15 @@ enum {
 	                          document is not in the corpus: it keeps its
 	                          place in the ranking (no deeper line takes
 	                          it) and gives no negative */
-	DX_SP_KINDS
+	DX_SP_KINDS            /* the kinds this version counts; more may come */
 };
 
-/* At most this many shape warnings, one an input file. */
+/* Room for the kinds of dx_sample_report, fixed so that the report keeps
+ * its size as kinds are added: part of the ABI, like DX_SAMPLE_WARNINGS. */
+enum { DX_SP_MAX = 16 };
+
+/* At most this many shape warnings, one an input file: a cap, part of the
+ * ABI. */
 enum { DX_SAMPLE_WARNINGS = 4 };
 
 struct dx_sample_report {
@@ -405,8 +487,8 @@ struct dx_sample_report {
 	uint64_t run_entries;  /* run candidates kept, after depth and exclusions */
 	uint64_t total;        /* triples in all shards (0 for a triples file,
 	                          whose length is not known in advance) */
-	uint64_t problems[DX_SP_KINDS];
-	char first[DX_SP_KINDS][512]; /* "FILE:LINE" of the first of each kind */
+	uint64_t problems[DX_SP_MAX];  /* by DX_SP_*; 0 beyond DX_SP_KINDS */
+	char first[DX_SP_MAX][512];    /* "FILE:LINE" of the first of each kind */
 	/* Input files that have the shape of another kind of file (a TREC run
 	 * given as qrels, a run given as queries), read as given: what and
 	 * "FILE:LINE" of the line that shows it, as an error would say them. */
@@ -435,11 +517,15 @@ typedef struct dx_sampler dx_sampler;
  * asked for: nothing is then checked against a corpus, and the documents
  * are known by the ids the inputs name (dx_sampler_doc_id); the same seed
  * gives the same triples as with a corpus that holds every id.  Returns
- * NULL with err filled on failure.
+ * NULL with err filled: DX_EINVAL (options that do not go together, opts
+ * not set up by dx_sample_opts_init), DX_ESYS, DX_EFORMAT (an input line,
+ * under strict), DX_ENOMEM, DX_ECANCELED.  Qrels, runs and queries are
+ * read whole here; a triples file is read as triples are drawn.
  */
 DX_EXPORT DX_MUST_CHECK dx_sampler *dx_sampler_open(dx_corpus *c, const dx_sample_opts *o, dx_err *err);
 
-/* The next triple of this shard: 1, 0 after the last one, or a negative
+/* The next triple of this shard, its qid and query valid until s is
+ * closed: 1, 0 after the last one, or a negative
  * code: a triples file that cannot be read, a bad line under strict, a
  * triples file of which no line (of any shard) holds a triple to write
  * (DX_EFORMAT), DX_ECANCELED when the progress callback asked to stop. */
@@ -454,7 +540,7 @@ DX_EXPORT DX_MUST_CHECK int dx_sampler_next(dx_sampler *s, dx_triple *t, dx_err 
 DX_EXPORT DX_MUST_CHECK int dx_sampler_doc_id(dx_sampler *s, uint64_t doc, const char **id, size_t *len,
                                     dx_err *err);
 
-/* What was read and counted so far. */
+/* What was read and counted so far: owned by s, updated as it draws. */
 DX_EXPORT const dx_sample_report *dx_sampler_report(const dx_sampler *s);
 
 DX_EXPORT void dx_sampler_close(dx_sampler *s);
@@ -476,8 +562,9 @@ typedef struct dx_verify_report {
  * parameters and compares each record (offset, length, id) with the index,
  * and looks each id up.  An MS MARCO v2 id in a file named after its
  * bundle (msmarco_doc_31.gz) must name its record's bundle and byte offset.
- * Returns 0, DX_EMISMATCH naming the first record that differs, or another
- * error.
+ * progress and report may be NULL.  Returns 0, DX_EMISMATCH naming the
+ * first record that differs, DX_ECORRUPT, DX_ESTALE, DX_ESYS, DX_ENOMEM,
+ * DX_ECANCELED.
  */
 DX_EXPORT DX_MUST_CHECK int dx_corpus_verify(dx_corpus *c, dx_progress_fn progress, void *ctx,
                                    dx_verify_report *report, dx_err *err);
@@ -494,7 +581,8 @@ DX_EXPORT DX_MUST_CHECK int dx_corpus_verify(dx_corpus *c, dx_progress_fn progre
  * through, never replaced, and so is a descriptor of this process named as
  * /dev/stdout, /dev/fd/N or /proc/self/fd/N (its offset and append mode
  * shared); a directory, a block device or a link to nothing is refused
- * (DX_ESYS, DX_EINVAL).
+ * (DX_ESYS, DX_EINVAL).  dx_output_open returns NULL with err filled.  A
+ * dx_output belongs to the process that opened it.
  */
 typedef struct dx_output dx_output;
 DX_EXPORT DX_MUST_CHECK dx_output *dx_output_open(const char *path, dx_err *err);
@@ -503,15 +591,40 @@ DX_EXPORT DX_MUST_CHECK dx_output *dx_output_open(const char *path, dx_err *err)
 DX_EXPORT int dx_same_file(const char *a, const char *b);
 /* The descriptor to write the bytes to. */
 DX_EXPORT int dx_output_fd(const dx_output *f);
-/* Replaces the target with what was written; frees f either way. */
+/* Replaces the target with what was written; frees f either way.  Returns
+ * 0 or DX_ESYS (a full disk, a failed fsync or rename: the target as it
+ * was). */
 DX_EXPORT DX_MUST_CHECK int dx_output_commit(dx_output *f, dx_err *err);
 /* Drops what was written and frees f; accepts NULL. */
 DX_EXPORT void dx_output_abort(dx_output *f);
 
+/* ---- surviving a file cut short ------------------------------------------ */
+
+/*
+ * Installs, once per process (later calls return 0 at once), a SIGBUS
+ * handler that fails the docdex call that faulted instead of the process.
+ * A SIGBUS in the thread running dx_corpus_find, dx_corpus_id,
+ * dx_corpus_record, dx_corpus_records, dx_corpus_copy,
+ * dx_corpus_check_ids, dx_corpus_fields, dx_corpus_verify or
+ * dx_index_check (and through them dx_sampler_next and dx_sampler_doc_id),
+ * at an address in that corpus's or index's mappings, makes the call
+ * return DX_ESTALE ("a corpus or index file could not be read where it was
+ * mapped: ..."); the corpus is then good only for dx_corpus_close.  Any
+ * other SIGBUS goes to the handler found at installation (a SA_SIGINFO one
+ * gets its siginfo and context), or, where that was the default or
+ * ignore, kills the process as SIGBUS would have.  The guard costs a
+ * sigsetjmp per call (the signal mask is not saved) and nothing else.  A
+ * mapped record read by the caller after the call is unguarded: copy it
+ * with dx_corpus_copy.  Call it before starting threads, after any SIGBUS
+ * handler of the host's own.  Returns 0, or DX_ESYS (sigaction failed).
+ */
+DX_EXPORT DX_MUST_CHECK int dx_sigbus_guard_install(dx_err *err);
+
 /* ---- random numbers and permutations ------------------------------------ */
 
 /* A small, fast generator (xoshiro256**) seeded through splitmix64: the same
- * seed gives the same sequence on every machine. */
+ * seed gives the same sequence on every machine.  Plain values: one per
+ * thread, copied freely. */
 typedef struct dx_rng { uint64_t s[4]; } dx_rng;
 DX_EXPORT void dx_rng_seed(dx_rng *r, uint64_t seed);
 DX_EXPORT uint64_t dx_rng_next(dx_rng *r);

@@ -21,6 +21,7 @@
 
 #include "crc.h"
 #include "err.h"
+#include "guard.h"
 #include "hash.h"
 #include "idtable.h"
 #include "index.h"
@@ -337,7 +338,7 @@ static int check_padding(dx_index *ix, dx_err *err)
 	return 0;
 }
 
-int dx_index_check(dx_index *ix, dx_err *err)
+static int check_all(dx_index *ix, dx_err *err)
 {
 	if (check_padding(ix, err) < 0)
 		return err->code;
@@ -432,6 +433,19 @@ int dx__index_points(dx_index *ix, uint32_t src, const struct ddx_point **pts, u
 int dx__index_check_windows(dx_index *ix, uint64_t off, uint64_t len, dx_err *err)
 {
 	return touch(ix, DDX_SEC_WINDOWS, off, len, err);
+}
+
+int dx_index_check(dx_index *ix, dx_err *err)
+{
+	int rc;
+	DX__GUARDED(rc, NULL, ix, err, check_all(ix, err));
+	return rc;
+}
+
+int dx__index_owns(const dx_index *ix, const void *addr)
+{
+	const unsigned char *a = addr;
+	return ix->map && a >= ix->map && a < ix->map + ix->size;
 }
 
 void dx__index_mapping(const dx_index *ix, const void **p, uint64_t *len)

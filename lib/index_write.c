@@ -17,6 +17,7 @@
 #include "buf.h"
 #include "crc.h"
 #include "err.h"
+#include "opts.h"
 #include "fileutil.h"
 #include "hash.h"
 #include "idtable.h"
@@ -411,12 +412,16 @@ static int take_points(builder *b, source *src, dx_scan *scan, dx_err *err)
 }
 
 int dx_index_build(const char *const *files, size_t nfiles, const char *out_path,
-                   const dx_build_opts *opts, dx_build_report *report, dx_err *err)
+                   const dx_build_opts *caller_opts, dx_build_report *report, dx_err *err)
 {
 	dx_build_report dummy;
 	builder b = { .sequential = 1, .rep = report ? report : &dummy };
 	memset(b.rep, 0, sizeof *b.rep);
 	int rc = 0;
+	dx_build_opts taken;
+	const dx_build_opts *opts = &taken;
+	if (dx__build_opts_take(&taken, caller_opts, err) < 0)
+		return err->code;
 
 	if (nfiles == 0 || nfiles > UINT32_MAX)
 		return dx__fail(err, DX_EINVAL, 0, "", "no corpus file given");

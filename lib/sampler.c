@@ -10,11 +10,13 @@
  */
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "err.h"
+#include "opts.h"
 #include "hash.h"
 #include "sample.h"
 
@@ -231,8 +233,16 @@ static int triples_shape(dx_sampler *s, dx_err *err)
 	return r < 0 ? r : 0;
 }
 
-dx_sampler *dx_sampler_open(dx_corpus *c, const dx_sample_opts *o, dx_err *err)
+dx_sampler *dx_sampler_open(dx_corpus *c, const dx_sample_opts *caller_opts, dx_err *err)
 {
+	dx_sample_opts taken;
+	const dx_sample_opts *o = &taken;
+	if (dx__sample_opts_take(&taken, caller_opts, err) < 0) {
+		if (caller_opts && caller_opts->size >= offsetof(dx_sample_opts, report) + sizeof(void *) &&
+		    caller_opts->report)
+			memset(caller_opts->report, 0, sizeof *caller_opts->report);
+		return NULL;
+	}
 	if (check_opts(c, o, err) < 0) {
 		if (o->report)
 			memset(o->report, 0, sizeof *o->report);

@@ -7,6 +7,7 @@
 
 #include "corpus.h"
 #include "err.h"
+#include "guard.h"
 #include "index.h"
 #include "params.h"
 #include "scan.h"
@@ -139,7 +140,7 @@ static int check_bytes(verifier *v, const dx_scan_item *it, dx_err *err)
 	return 0;
 }
 
-static int on_record(void *ctx, const dx_scan_item *it, dx_err *err)
+static int check_record(void *ctx, const dx_scan_item *it, dx_err *err)
 {
 	verifier *v = ctx;
 	if (it->bad) {
@@ -179,6 +180,15 @@ static int on_record(void *ctx, const dx_scan_item *it, dx_err *err)
 	}
 	v->next++;
 	return 0;
+}
+
+/* Each record's check reads the mappings under the guard: the scan itself
+ * (reads, a second thread) is never jumped out of. */
+static int on_record(void *ctx, const dx_scan_item *it, dx_err *err)
+{
+	int rc;
+	DX__GUARDED(rc, ((verifier *)ctx)->c, NULL, err, check_record(ctx, it, err));
+	return rc;
 }
 
 int dx_corpus_verify(dx_corpus *c, dx_progress_fn progress, void *ctx, dx_verify_report *report,

@@ -164,13 +164,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size < 1)
 		return 0;
 	unsigned opt = data[0], k = opt >> 5;
-	dx_build_opts o = {
-		.format = (int)(opt & 3),
-		.duplicates = (int)((opt >> 2) & 3) == 3 ? DX_DUP_ERROR : (int)((opt >> 2) & 3),
-		.skip_bad = (opt >> 4) & 1,
-		.id_column = k & 3,
-		.id_field = ids[k],
-	};
+	dx_build_opts o;
+	dx_build_opts_init(&o);
+	o.format = (int)(opt & 3);
+	o.duplicates = (int)((opt >> 2) & 3) == 3 ? DX_DUP_ERROR : (int)((opt >> 2) & 3);
+	o.skip_bad = (opt >> 4) & 1;
+	o.id_column = k & 3;
+	o.id_field = ids[k];
 	/* The corpus and its index side by side, as docdex index writes them;
 	 * the name has no .gz, so gzip is told by content alone. */
 	char corpus[512];

@@ -108,7 +108,9 @@ static void setup(void)
 	snprintf(index, sizeof index, "%s.ddx", path);
 	dx__buf_free(&tsv);
 	const char *files[1] = { path };
-	dx_build_opts bo = { .format = DX_FMT_TSV };
+	dx_build_opts bo;
+	dx_build_opts_init(&bo);
+	bo.format = DX_FMT_TSV;
 	dx_err err = { 0 };
 	if (dx_index_build(files, 1, index, &bo, NULL, &err) < 0 || !(corpus = dx_corpus_open(index, &err))) {
 		fprintf(stderr, "fuzz_topics: %s: %s\n", err.subject, err.what);
@@ -310,21 +312,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	setup();
 	unsigned sel = data[0], which = sel & 3, k = (sel >> 4) & 3;
 	const char *file = fuzz_file("input", data + 1, size - 1);
-	dx_sample_opts o = {
-		.queries = queries_path,
-		.qrels = qrels_path,
-		.min_rel = min_rel[k],
-		.depth = depth[k],
-		.exclude_judged = (sel >> 3) & 1,
-		.random = 1,
-		.run_ratio = 0.5,
-		.negatives = sel & 0x40 ? MAX_NEG : 1,
-		.seed = sel,
-		.epochs = 1,
-		.rank = sel & 0x40 ? 1 : 0,
-		.world_size = sel & 0x40 ? 2 : 1,
-		.strict = (sel >> 2) & 1,
-	};
+	dx_sample_opts o;
+	dx_sample_opts_init(&o);
+	o.queries = queries_path;
+	o.qrels = qrels_path;
+	o.min_rel = min_rel[k];
+	o.depth = depth[k];
+	o.exclude_judged = (sel >> 3) & 1;
+	o.random = 1;
+	o.run_ratio = 0.5;
+	o.negatives = sel & 0x40 ? MAX_NEG : 1;
+	o.seed = sel;
+	o.epochs = 1;
+	o.rank = sel & 0x40 ? 1 : 0;
+	o.world_size = sel & 0x40 ? 2 : 1;
+	o.strict = (sel >> 2) & 1;
 	if (which == 0) {
 		o.queries = file;
 	} else if (which == 1) {

@@ -251,7 +251,8 @@ static void bgzf(void)
 	FILE *f = fopen(path("docs.tsv"), "wb");
 	fwrite(c.p, 1, c.len, f);
 	fclose(f);
-	dx_build_opts o = { 0 };
+	dx_build_opts o;
+	dx_build_opts_init(&o);
 	dx_bgzf_report rep;
 	dx_err err = { 0 };
 	CHECK(dx_bgzf_write(path("docs.tsv"), path("docs.bgz"), &o, 6, &rep, &err) == 0);

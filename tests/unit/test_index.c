@@ -57,7 +57,8 @@ static void roundtrip(void)
 	const char *lines[] = { "D1\tone", "D22\ttwo", "msmarco_doc_00_0\tthree", "a#b:c<d>\tfour", "5\tfive" };
 	const char *data = "D1\tone\nD22\ttwo\r\nmsmarco_doc_00_0\tthree\n\na#b:c<d>\tfour\n5\tfive";
 	write_file("r.tsv", data, strlen(data));
-	dx_build_opts o = { 0 };
+	dx_build_opts o;
+	dx_build_opts_init(&o);
 	dx_build_report rep;
 	dx_err err = { 0 };
 	CHECK(build("r.tsv", &o, &rep, &err) == 0);
@@ -79,7 +80,8 @@ static void sequential(void)
 		lines[i] = linebuf[i];
 		n += (size_t)snprintf(data + n, sizeof data - n, "%s\n", linebuf[i]);
 	}
-	dx_build_opts o = { 0 };
+	dx_build_opts o;
+	dx_build_opts_init(&o);
 	dx_build_report rep;
 	dx_err err = { 0 };
 	write_file("s.tsv", data, n);
@@ -106,7 +108,8 @@ static void sequential(void)
 static void duplicates(void)
 {
 	write_file("d.tsv", "a\t1\nb\t2\na\t3\n", 12);
-	dx_build_opts o = { 0 };
+	dx_build_opts o;
+	dx_build_opts_init(&o);
 	dx_build_report rep;
 	dx_err err = { 0 };
 	CHECK(build("d.tsv", &o, &rep, &err) == DX_EDUPID);
@@ -136,7 +139,8 @@ static void long_record(void)
 	n += big;
 	n += (size_t)sprintf(data + n, "\nafter\tz\n");
 	write_file("l.tsv", data, n);
-	dx_build_opts o = { 0 };
+	dx_build_opts o;
+	dx_build_opts_init(&o);
 	dx_err err = { 0 };
 	CHECK(build("l.tsv", &o, NULL, &err) == 0);
 	dx_corpus *c = dx_corpus_open(path("l.tsv"), &err);
@@ -164,7 +168,8 @@ static void damage(void)
 	for (int i = 0; i < 100; i++)
 		n += (size_t)snprintf(data + n, sizeof data - n, "id%d\ttext of %d\n", i * 7, i);
 	write_file("x.tsv", data, n);
-	dx_build_opts o = { 0 };
+	dx_build_opts o;
+	dx_build_opts_init(&o);
 	dx_err err = { 0 };
 	CHECK(build("x.tsv", &o, NULL, &err) == 0);
 	const char *ix = path("x.tsv.ddx");
@@ -215,7 +220,8 @@ static void damage(void)
 static void stale(void)
 {
 	write_file("st.tsv", "a\tone\nb\ttwo\n", 12);
-	dx_build_opts o = { 0 };
+	dx_build_opts o;
+	dx_build_opts_init(&o);
 	dx_err err = { 0 };
 	CHECK(build("st.tsv", &o, NULL, &err) == 0);
 	struct stat st;

@@ -17,7 +17,8 @@ static dx_corpus *small_corpus(void)
 		fprintf(f, "%d\tpassage number %d, a few words long\n", i, i);
 	fclose(f);
 	const char *files[] = { path("c.tsv") };
-	dx_build_opts bo = { 0 };
+	dx_build_opts bo;
+	dx_build_opts_init(&bo);
 	dx_build_report rep;
 	CHECK(dx_index_build(files, 1, path("c.tsv.ddx"), &bo, &rep, &err) == 0);
 	dx_corpus *c = dx_corpus_open(path("c.tsv"), &err);

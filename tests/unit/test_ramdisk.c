@@ -76,7 +76,8 @@ static int build(const char *const *names, size_t n, const char *out, dx_err *er
 		snprintf(buf[i], sizeof buf[i], "%s", path(names[i]));
 		files[i] = buf[i];
 	}
-	dx_build_opts o = { 0 };
+	dx_build_opts o;
+	dx_build_opts_init(&o);
 	dx_build_report rep;
 	return dx_index_build(files, n, path(out), &o, &rep, err);
 }

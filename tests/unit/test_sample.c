@@ -35,7 +35,9 @@ static dx_corpus *corpus(const char *ids)
 	const char *files[1] = { path("c.tsv") };
 	char index[600];
 	snprintf(index, sizeof index, "%s.ddx", files[0]);
-	dx_build_opts bo = { .format = DX_FMT_TSV };
+	dx_build_opts bo;
+	dx_build_opts_init(&bo);
+	bo.format = DX_FMT_TSV;
 	dx_err err = { 0 };
 	CHECK(dx_index_build(files, 1, index, &bo, NULL, &err) == 0);
 	dx_corpus *c = dx_corpus_open(index, &err);
@@ -79,8 +81,15 @@ static void depth_counts_missing(void)
 	for (int i = 0; i < 3; i++) {
 		char runpath[512];
 		snprintf(runpath, sizeof runpath, "%s", path(runs[i]));
-		dx_sample_opts o = { .queries = path("q.tsv"), .qrels = path("qrels"), .run = runpath,
-			             .depth = 2, .min_rel = 1, .negatives = 1, .world_size = 1 };
+		dx_sample_opts o;
+		dx_sample_opts_init(&o);
+		o.queries = path("q.tsv");
+		o.qrels = path("qrels");
+		o.run = runpath;
+		o.depth = 2;
+		o.min_rel = 1;
+		o.negatives = 1;
+		o.world_size = 1;
 		dx_err err = { 0 };
 		dx_sampler *s = dx_sampler_open(c, &o, &err);
 		CHECK(s != NULL);
@@ -113,8 +122,15 @@ static void depth_counts_missing(void)
 	}
 	/* Below the top K, a missing document is not counted at all. */
 	write_file("run.deep", "q Q0 d1 1 3 t\nq Q0 d3 2 2 t\nq Q0 d2 3 1 t\n");
-	dx_sample_opts o = { .queries = path("q.tsv"), .qrels = path("qrels"), .run = path("run.deep"),
-		             .depth = 2, .min_rel = 1, .negatives = 1, .world_size = 1 };
+	dx_sample_opts o;
+	dx_sample_opts_init(&o);
+	o.queries = path("q.tsv");
+	o.qrels = path("qrels");
+	o.run = path("run.deep");
+	o.depth = 2;
+	o.min_rel = 1;
+	o.negatives = 1;
+	o.world_size = 1;
 	dx_err err = { 0 };
 	dx_sampler *s = dx_sampler_open(c, &o, &err);
 	CHECK(s && strcmp(candidates(s, "q"), "d1 d3") == 0);
@@ -159,9 +175,17 @@ static void without_corpus(void)
 	write_file("qrels2", "1 0 p1 1\n2 0 p2 1\n1 0 p3 1\n2 0 z9 0\n");
 	write_file("run2", "2 Q0 z9 1 5 t\n2 Q0 a1 2 4 t\n2 Q0 m5 3 3 t\n"
 	                   "1 Q0 b2 1 5 t\n1 Q0 y8 2 4 t\n1 Q0 c3 3 3 t\n1 Q0 p1 4 2 t\n");
-	dx_sample_opts o = { .queries = path("q2.tsv"), .qrels = path("qrels2"), .run = path("run2"),
-		             .min_rel = 1, .negatives = 2, .world_size = 1, .seed = 7, .count = 40,
-		             .exclude_judged = 1 };
+	dx_sample_opts o;
+	dx_sample_opts_init(&o);
+	o.queries = path("q2.tsv");
+	o.qrels = path("qrels2");
+	o.run = path("run2");
+	o.min_rel = 1;
+	o.negatives = 2;
+	o.world_size = 1;
+	o.seed = 7;
+	o.count = 40;
+	o.exclude_judged = 1;
 	char with[8192], without[8192], bare[8192];
 	draw_ids(c, &o, with, sizeof with);
 	draw_ids(NULL, &o, without, sizeof without);
@@ -187,8 +211,15 @@ static void report_on_failure(void)
 	write_file("qrels3", "1 0 nope 1\n2 0 a 1\n");
 	dx_sample_report rep;
 	memset(&rep, 0xff, sizeof rep);
-	dx_sample_opts o = { .queries = path("q3.tsv"), .qrels = path("qrels3"), .random = 1, .min_rel = 1,
-		             .negatives = 1, .world_size = 1, .report = &rep };
+	dx_sample_opts o;
+	dx_sample_opts_init(&o);
+	o.queries = path("q3.tsv");
+	o.qrels = path("qrels3");
+	o.random = 1;
+	o.min_rel = 1;
+	o.negatives = 1;
+	o.world_size = 1;
+	o.report = &rep;
 	dx_err err = { 0 };
 	CHECK(dx_sampler_open(c, &o, &err) == NULL);
 	CHECK_EQ(err.code, DX_EFORMAT);
@@ -218,8 +249,14 @@ static void triples_end(void)
 	write_file("q4.tsv", "1\tone\n");
 	write_file("bad.tsv", "1\ta\tx\n1\tx\tb\n1\tb\ty\n");
 	for (uint64_t rank = 0; rank < 2; rank++) {
-		dx_sample_opts o = { .queries = path("q4.tsv"), .triples = path("bad.tsv"), .negatives = 1,
-			             .count = 1000000000, .rank = rank, .world_size = 2 };
+		dx_sample_opts o;
+		dx_sample_opts_init(&o);
+		o.queries = path("q4.tsv");
+		o.triples = path("bad.tsv");
+		o.negatives = 1;
+		o.count = 1000000000;
+		o.rank = rank;
+		o.world_size = 2;
 		dx_err err = { 0 };
 		dx_sampler *s = dx_sampler_open(c, &o, &err);
 		CHECK(s != NULL);
@@ -234,8 +271,14 @@ static void triples_end(void)
 	}
 	/* One good line, the first: shard 1 has none and that is no error. */
 	write_file("one.tsv", "1\ta\tb\n1\tx\tb\n1\tb\ty\n");
-	dx_sample_opts o = { .queries = path("q4.tsv"), .triples = path("one.tsv"), .negatives = 1, .count = 7,
-		             .rank = 1, .world_size = 2 };
+	dx_sample_opts o;
+	dx_sample_opts_init(&o);
+	o.queries = path("q4.tsv");
+	o.triples = path("one.tsv");
+	o.negatives = 1;
+	o.count = 7;
+	o.rank = 1;
+	o.world_size = 2;
 	dx_err err = { 0 };
 	dx_sampler *s = dx_sampler_open(c, &o, &err);
 	uint64_t neg[1];
@@ -256,8 +299,15 @@ static void triples_end(void)
 	if (f)
 		fclose(f);
 	int calls = 0;
-	dx_sample_opts o2 = { .queries = path("q4.tsv"), .triples = path("long.tsv"), .negatives = 1,
-		              .rank = 0, .world_size = 1000000, .progress = cancel_all, .progress_ctx = &calls };
+	dx_sample_opts o2;
+	dx_sample_opts_init(&o2);
+	o2.queries = path("q4.tsv");
+	o2.triples = path("long.tsv");
+	o2.negatives = 1;
+	o2.rank = 0;
+	o2.world_size = 1000000;
+	o2.progress = cancel_all;
+	o2.progress_ctx = &calls;
 	s = dx_sampler_open(c, &o2, &err);
 	CHECK(s != NULL);
 	CHECK_EQ(s ? dx_sampler_next(s, &t, &err) : 0, 1);
@@ -272,7 +322,10 @@ static const char *shape_of(int input, const char *text, unsigned negatives)
 {
 	static char out[600];
 	write_file("shape", text);
-	dx_sample_opts o = { .negatives = negatives, .world_size = 1 };
+	dx_sample_opts o;
+	dx_sample_opts_init(&o);
+	o.negatives = negatives;
+	o.world_size = 1;
 	dx_err err = { 0 };
 	dx_sampler *s = dx__sampler_new(NULL, &o, &err);
 	dx_textfile t;
