@@ -1,6 +1,8 @@
 /* buf.c: a growable byte buffer. */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "buf.h"
 
@@ -28,4 +30,19 @@ void dx__buf_free(dx_buf *b)
 	free(b->p);
 	b->p = NULL;
 	b->len = b->cap = 0;
+}
+
+int dx__resize(void *pp, size_t n, size_t size)
+{
+	void *old, *p;
+	if (size && n > SIZE_MAX / size) {
+		errno = ENOMEM;
+		return -1;
+	}
+	/* Through memcpy: pp is the address of a pointer of any type. */
+	memcpy(&old, pp, sizeof old);
+	if (!(p = realloc(old, n && size ? n * size : 1)))
+		return -1;
+	memcpy(pp, &p, sizeof p);
+	return 0;
 }

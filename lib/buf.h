@@ -15,6 +15,11 @@ typedef struct dx_buf {
 int dx__buf_reserve(dx_buf *b, size_t more);
 void dx__buf_free(dx_buf *b);
 
+/* Reallocates the array that *pp points to (pp is the address of a
+ * pointer) to n elements of size bytes.  Returns 0, or -1 when out of
+ * memory, *pp unchanged. */
+int dx__resize(void *pp, size_t n, size_t size);
+
 static inline int dx__buf_add(dx_buf *b, const void *p, size_t n)
 {
 	if (b->cap - b->len < n && dx__buf_reserve(b, n) < 0)

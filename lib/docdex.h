@@ -426,9 +426,10 @@ typedef struct dx_sample_opts {
 	                          qrels and run */
 	double min_rel;        /* a judgement >= min_rel is a positive */
 	unsigned depth;        /* run: each query's top depth lines, by score
-	                          (by rank for MS MARCO), ties in file order,
-	                          counting lines whose document is not in the
-	                          corpus; 0 all */
+	                          (by rank for MS MARCO), ties by the rank
+	                          column, then by a hash of the document id
+	                          (never by the file's order), counting lines
+	                          whose document is not in the corpus; 0 all */
 	int exclude_judged;    /* no judged document as a negative, whatever its
 	                          relevance (positives are never negatives) */
 	int random;            /* draw negatives uniformly from the corpus */
@@ -439,7 +440,10 @@ typedef struct dx_sample_opts {
 	uint64_t count;        /* triples in all, over every shard; 0: by epochs */
 	uint64_t epochs;       /* passes over the pairs (or triples file) when
 	                          count is 0; 0 means 1 */
-	uint64_t rank, world_size; /* this shard: triples n with n % world_size == rank */
+	uint64_t rank, world_size; /* this shard: of the triples from start on,
+	                          the k-th of this shard is number
+	                          start + rank + k * world_size (0 for start
+	                          where it is not given) */
 	int strict;            /* a bad input line, or an input with the shape
 	                          of another kind of file, is an error, not a
 	                          count or a warning */
@@ -450,12 +454,50 @@ typedef struct dx_sample_opts {
 	dx_sample_report *report; /* when not NULL: receives the report as
 	                          dx_sampler_open returns, also when it fails
 	                          (what was counted up to the failure) */
+	/* Options added since the first version come here, at the end, so
+	 * that a caller built with a shorter struct still works. */
+	unsigned depth_from;   /* run: and of those, the places from this one
+	                          on (1-based; 0 or 1: from the top), so that
+	                          the very top, where false negatives are, is
+	                          left out */
+	int margin_kind;       /* DX_MARGIN_*: a negative from the run scores
+	                          at most the positive's own run score less
+	                          margin (DX_MARGIN_SCORE), or less margin
+	                          percent of its absolute value
+	                          (DX_MARGIN_PERCENT); a positive the run does
+	                          not score gives no bound.  TREC runs only */
+	double margin;
+	int weights;           /* DX_WEIGHTS_*: how a negative is drawn among
+	                          a query's run candidates */
+	int pairs;             /* DX_PAIRS_*: what an epoch visits */
+	uint64_t start;        /* the first triple: number start of the
+	                          unsharded sequence, reached without drawing
+	                          those before it (a triples file: its lines
+	                          are read and skipped) */
+	int drop_last;         /* every shard gets (total - start) / world_size
+	                          triples, the rest left out; else the ceiling
+	                          of it, the shards past the end wrapping round
+	                          to the first triples from start (as torch's
+	                          DistributedSampler pads) */
 } dx_sample_opts;
 
 /* The defaults: min_rel 1, negatives 1, run_ratio 0.5, world_size 1, every
  * other option 0 or NULL; and size. */
 DX_EXPORT void dx_sample_opts_init_size(dx_sample_opts *o, size_t size);
 #define dx_sample_opts_init(o) dx_sample_opts_init_size((o), sizeof(dx_sample_opts))
+
+/* What an epoch visits: each (query, positive) pair once, in an order
+ * drawn for the epoch; or each query once, with one of its positives,
+ * which go round from epoch to epoch (Tevatron's choice), so that a query
+ * with many positives is not seen more often than one with a single one. */
+enum { DX_PAIRS_ALL = 0, DX_PAIRS_QUERY = 1 };
+
+/* How a negative is drawn among a query's run candidates (after depth,
+ * depth_from, margin and the exclusions): each alike, or the candidate at
+ * place p of the run (1-based) with weight 1 / p. */
+enum { DX_WEIGHTS_UNIFORM = 0, DX_WEIGHTS_RANK = 1 };
+
+enum { DX_MARGIN_NONE = 0, DX_MARGIN_SCORE = 1, DX_MARGIN_PERCENT = 2 };
 
 /* What was wrong with the inputs, counted; with strict, the first is an error. */
 enum {
@@ -485,8 +527,9 @@ struct dx_sample_report {
 	uint64_t pairs;        /* (query, positive) pairs that are sampled */
 	uint64_t no_negative;  /* pairs left out: no negative can be drawn */
 	uint64_t run_entries;  /* run candidates kept, after depth and exclusions */
-	uint64_t total;        /* triples in all shards (0 for a triples file,
-	                          whose length is not known in advance) */
+	uint64_t total;        /* triples in all shards from number 0 (0 for a
+	                          triples file without count, whose length is
+	                          not known in advance) */
 	uint64_t problems[DX_SP_MAX];  /* by DX_SP_*; 0 beyond DX_SP_KINDS */
 	char first[DX_SP_MAX][512];    /* "FILE:LINE" of the first of each kind */
 	/* Input files that have the shape of another kind of file (a TREC run
@@ -494,6 +537,10 @@ struct dx_sample_report {
 	 * "FILE:LINE" of the line that shows it, as an error would say them. */
 	unsigned nwarnings;
 	dx_err warning[DX_SAMPLE_WARNINGS];
+	uint64_t shard;        /* the triples this shard gives, from start (0
+	                          where total is 0) */
+	uint64_t per_epoch;    /* triples an epoch holds: pairs, or queries
+	                          with DX_PAIRS_QUERY (0 for a triples file) */
 };
 
 typedef struct dx_triple {
@@ -507,6 +554,7 @@ typedef struct dx_triple {
 	                          dx_sampler_doc_id */
 	uint64_t *neg;         /* set by the caller: room for opts.negatives */
 	unsigned nneg;         /* negatives written */
+	uint64_t epoch;        /* the epoch it belongs to (n / per_epoch) */
 } dx_triple;
 
 typedef struct dx_sampler dx_sampler;

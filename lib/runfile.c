@@ -3,8 +3,13 @@
  * tag" (columns after the tag are ignored, as trec_eval does) or MS MARCO
  * "qid TAB pid TAB rank" (rank 1 best, no score), told from the first line.
  * Each query keeps the top depth lines of the run, by score (a TREC run)
- * or by rank (MS MARCO), ties in file order; then its positives, or all
- * its judged documents, are left out.
+ * or by rank (MS MARCO), ties broken by the rank column, then by a hash of
+ * the document id, so that the order of the file's lines does not matter
+ * (trec_eval breaks them by document id too); of those, the places from
+ * depth_from on; then its positives, or all its judged documents, are left
+ * out.  With a margin, each candidate keeps its score, and each positive
+ * the run scores its own (the best, if the run names it twice); with
+ * weights, each candidate keeps the sum of the weights up to it.
  *
  * The top depth is the run's: a line whose document is not in the corpus
  * keeps its place in it, so that no deeper line takes it (a judged subset
@@ -20,11 +25,13 @@
  * second reading a block keeps only its line number, and only those that
  * the final ranking keeps are counted, the id of the first read again.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "err.h"
+#include "hash.h"
 #include "sample.h"
 
 /* A document not in the corpus: the rest of pos numbers its line in the
@@ -35,7 +42,9 @@
 typedef struct entry {
 	uint64_t pos;
 	double score;         /* higher is better: a score, or minus a rank */
-	uint64_t seq;         /* file order */
+	double rank;          /* the rank column: lower is better */
+	uint64_t tie;         /* a hash of the document id */
+	uint64_t seq;         /* file order, last: the same document twice */
 } entry;
 
 typedef struct block {
@@ -63,7 +72,10 @@ typedef struct loader {
 	uint32_t cur_q;
 	missing_list cur_miss; /* the missing lines of that block */
 	uint64_t *pos;        /* kept candidates, block after block */
-	double *score;        /* and their scores, with keep_scores */
+	double *score;        /* and their scores, with keep_scores or a margin */
+	double *rank;         /* and the rest of their entries, with keep_scores */
+	uint64_t *tie;
+	uint32_t *place;      /* their places in the final ranking, with weights */
 	int keep_scores;
 	uint64_t n, cap;
 	block *blocks;
@@ -75,6 +87,9 @@ typedef struct loader {
 	char miss_id[201];
 	size_t miss_id_len;
 	int miss_id_known;    /* miss_id is that of miss_line */
+	/* With a margin: the pairs sorted by query and positive, to find the
+	 * pair of a run line that names a positive (not the loader's own). */
+	const uint64_t *by_pair;
 } loader;
 
 static int by_rank(const void *a, const void *b)
@@ -82,7 +97,16 @@ static int by_rank(const void *a, const void *b)
 	const entry *x = a, *y = b;
 	if (x->score != y->score)
 		return x->score > y->score ? -1 : 1;
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	if (x->tie != y->tie)
+		return x->tie < y->tie ? -1 : 1;
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static int margin_on(const loader *l)
+{
+	return l->s->o.margin_kind != DX_MARGIN_NONE;
 }
 
 static int add_missing(missing_list *ml, uint64_t line, const char *id, size_t len, uint64_t *idx,
@@ -153,8 +177,14 @@ static int keep(loader *l, uint32_t q, entry *e, size_t n, int from_read, dx_err
 	qsort(e, n, sizeof *e, by_rank);
 	if (l->s->o.depth && n > l->s->o.depth)
 		n = l->s->o.depth;
+	/* The final ranking of the query (not a block's of a second reading,
+	 * ranked again with the others): the places from depth_from on. */
+	int final = !(from_read && l->keep_scores);
+	size_t from = final && l->s->o.depth_from > 1 ? l->s->o.depth_from - 1 : 0;
+	int with_place = final && l->s->o.weights != DX_WEIGHTS_UNIFORM;
+	int with_score = l->keep_scores || margin_on(l);
 	size_t m = 0;
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = from; i < n; i++) {
 		if ((e[i].pos & MISSING) && (from_read || !l->keep_scores)) {
 			const missing *mi = &l->cur_miss.m[e[i].pos & ~MISSING];
 			if (!l->keep_scores) {
@@ -164,6 +194,7 @@ static int keep(loader *l, uint32_t q, entry *e, size_t n, int from_read, dx_err
 			/* Kept to be ranked again: its line is enough. */
 			e[i].pos = MISSING | mi->line;
 		}
+		e[i].seq = i + 1; /* its place, from here on */
 		e[m++] = e[i];
 	}
 	n = m;
@@ -175,12 +206,11 @@ static int keep(loader *l, uint32_t q, entry *e, size_t n, int from_read, dx_err
 		if (!p)
 			return dx__fail_nomem(err);
 		l->pos = p;
-		if (l->keep_scores) {
-			double *sc = realloc(l->score, cap * sizeof *sc);
-			if (!sc)
-				return dx__fail_nomem(err);
-			l->score = sc;
-		}
+		if ((with_score && dx__resize(&l->score, cap, sizeof *l->score) < 0) ||
+		    (l->keep_scores && (dx__resize(&l->rank, cap, sizeof *l->rank) < 0 ||
+		                        dx__resize(&l->tie, cap, sizeof *l->tie) < 0)) ||
+		    (with_place && dx__resize(&l->place, cap, sizeof *l->place) < 0))
+			return dx__fail_nomem(err);
 		l->cap = cap;
 	}
 	if (l->nblocks == l->capblocks) {
@@ -194,8 +224,14 @@ static int keep(loader *l, uint32_t q, entry *e, size_t n, int from_read, dx_err
 	l->blocks[l->nblocks++] = (block){ .q = q, .start = l->n, .n = n };
 	for (size_t i = 0; i < n; i++) {
 		l->pos[l->n + i] = e[i].pos;
-		if (l->keep_scores)
+		if (with_score)
 			l->score[l->n + i] = e[i].score;
+		if (l->keep_scores) {
+			l->rank[l->n + i] = e[i].rank;
+			l->tie[l->n + i] = e[i].tie;
+		}
+		if (with_place)
+			l->place[l->n + i] = (uint32_t)e[i].seq;
 	}
 	l->n += n;
 	return 0;
@@ -246,7 +282,8 @@ static int merge_blocks(loader *l, dx_err *err)
 		for (; k < l->nblocks && l->blocks[k].q == l->blocks[i].q; k++)
 			for (uint64_t x = 0; x < l->blocks[k].n && r == 0; x++) {
 				uint64_t at = l->blocks[k].start + x;
-				r = add_entry(l, (entry){ l->pos[at], l->score[at], l->ncur }, err);
+				r = add_entry(l, (entry){ l->pos[at], l->score[at], l->rank[at], l->tie[at], l->ncur },
+				              err);
 			}
 		if (r == 0)
 			r = keep(&m, l->blocks[i].q, l->cur, l->ncur, 0, err);
@@ -254,9 +291,15 @@ static int merge_blocks(loader *l, dx_err *err)
 	}
 	free(l->pos);
 	free(l->score);
+	free(l->rank);
+	free(l->tie);
+	free(l->place);
 	free(l->blocks);
 	l->pos = m.pos;
 	l->score = m.score;
+	l->rank = m.rank;
+	l->tie = m.tie;
+	l->place = m.place;
 	l->n = m.n;
 	l->cap = m.cap;
 	l->blocks = m.blocks;
@@ -274,27 +317,89 @@ static int finish(loader *l, dx_err *err)
 	s->cand_n = calloc((size_t)nq + 1, sizeof *s->cand_n);
 	if (!s->cand_at || !s->cand_n)
 		return dx__fail_nomem(err);
+	if (l->place && !(s->cand_cw = malloc((l->n ? l->n : 1) * sizeof *s->cand_cw)))
+		return dx__fail_nomem(err);
 	uint64_t w = 0;
 	for (size_t b = 0; b < l->nblocks; b++) {
 		const block *bl = &l->blocks[b];
 		s->cand_at[bl->q] = w;
+		double sum = 0;
 		for (uint64_t x = 0; x < bl->n; x++) {
-			uint64_t pos = l->pos[bl->start + x];
-			if (pos & MISSING)
+			uint64_t at = bl->start + x, pos = l->pos[at];
+			if (pos & MISSING) {
 				note_missing(l, pos & ~MISSING, NULL, 0);
-			else if (!dx__sample_excluded(s, bl->q, pos))
-				l->pos[w++] = pos;
+				continue;
+			}
+			if (dx__sample_excluded(s, bl->q, pos))
+				continue;
+			if (l->score)
+				l->score[w] = l->score[at];
+			if (l->place) {
+				/* The weight of place p is 1 / p. */
+				sum += 1.0 / l->place[at];
+				s->cand_cw[w] = sum;
+			}
+			l->pos[w++] = pos;
 		}
 		s->cand_n[bl->q] = (uint32_t)(w - s->cand_at[bl->q]);
 	}
-	free(l->score);
-	l->score = NULL;
 	s->cand = w ? realloc(l->pos, w * sizeof *s->cand) : NULL;
 	if (!s->cand)
 		free(l->pos);
 	l->pos = NULL;
+	if (s->o.margin_kind != DX_MARGIN_NONE) {
+		s->cand_score = l->score;
+		l->score = NULL;
+	}
 	s->rep.run_entries = w;
 	return 0;
+}
+
+/* Pairs by query, then positive. */
+static int by_pair(const void *a, const void *b, void *ctx)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	const dx_sampler *s = ctx;
+	if (s->pair_q[x] != s->pair_q[y])
+		return s->pair_q[x] < s->pair_q[y] ? -1 : 1;
+	return s->pair_doc[x] < s->pair_doc[y] ? -1 : s->pair_doc[x] > s->pair_doc[y];
+}
+
+/* With a margin: the table that finds a pair by query and positive, and
+ * the positives' scores, none yet (NAN). */
+static int margin_start(dx_sampler *s, uint64_t **table, dx_err *err)
+{
+	uint64_t n = s->npairs;
+	if (!(*table = malloc((n ? n : 1) * sizeof **table)) ||
+	    !(s->pair_score = malloc((n ? n : 1) * sizeof *s->pair_score)))
+		return dx__fail_nomem(err);
+	for (uint64_t i = 0; i < n; i++) {
+		(*table)[i] = i;
+		s->pair_score[i] = NAN;
+	}
+	qsort_r(*table, n, sizeof **table, by_pair, s);
+	return 0;
+}
+
+/* A run line of query q naming document pos: when pos is one of q's
+ * positives, its score, the best of the lines that name it. */
+static void note_positive_score(loader *l, uint32_t q, uint64_t pos, double score)
+{
+	const dx_sampler *s = l->s;
+	uint64_t a = 0, b = s->npairs;
+	while (a < b) {
+		uint64_t mid = a + (b - a) / 2, i = l->by_pair[mid];
+		if (s->pair_q[i] < q || (s->pair_q[i] == q && s->pair_doc[i] < pos))
+			a = mid + 1;
+		else
+			b = mid;
+	}
+	if (a < s->npairs) {
+		uint64_t i = l->by_pair[a];
+		if (s->pair_q[i] == q && s->pair_doc[i] == pos &&
+		    (isnan(s->pair_score[i]) || score > s->pair_score[i]))
+			s->pair_score[i] = score;
+	}
 }
 
 /* Frees what a reading of the run kept, but the queries it wants. */
@@ -303,6 +408,9 @@ static void loader_free(loader *l)
 	free(l->cur);
 	free(l->pos);
 	free(l->score);
+	free(l->rank);
+	free(l->tie);
+	free(l->place);
 	free(l->blocks);
 	free(l->seen);
 	free_missing(&l->cur_miss);
@@ -341,8 +449,12 @@ static int read_run(loader *l, dx_textfile *t, const unsigned char *wanted, dx_e
 			return r;
 		/* The first line tells the format: three columns ending in a
 		 * rank are MS MARCO's, anything else must be TREC's. */
-		if (s->run_format == DX_RUN_UNKNOWN)
+		if (s->run_format == DX_RUN_UNKNOWN) {
 			s->run_format = nf == 3 && dx__is_digits(f[2], fl[2]) ? DX_RUN_MSMARCO : DX_RUN_TREC;
+			if (s->run_format == DX_RUN_MSMARCO && margin_on(l))
+				return dx__fail(err, DX_EINVAL, 0, l->path,
+				                "a margin needs the scores of a TREC run; an MS MARCO run has ranks only");
+		}
 		int trec = s->run_format == DX_RUN_TREC;
 		if (trec ? nf < 6 : nf != 3) {
 			char what[80];
@@ -362,9 +474,13 @@ static int read_run(loader *l, dx_textfile *t, const unsigned char *wanted, dx_e
 				return r;
 			continue;
 		}
-		/* Higher is better: a rank counts down. */
+		/* Higher is better: a rank counts down.  Ties are broken by the
+		 * rank column (an unreadable one after the others). */
+		double rank = score;
 		if (!trec)
 			score = -score;
+		else if (!dx__parse_double(f[3], fl[3], &rank))
+			rank = INFINITY;
 		int d = trec ? 2 : 1;
 		uint64_t pos;
 		int found = dx__sample_doc(s, f[d], fl[d], &pos, err);
@@ -378,7 +494,11 @@ static int read_run(loader *l, dx_textfile *t, const unsigned char *wanted, dx_e
 			return r;
 		if (!found)
 			pos |= MISSING;
-		if ((r = add_entry(l, (entry){ pos, score, t->line }, err)) < 0)
+		if (found && l->by_pair)
+			note_positive_score(l, (uint32_t)q, pos, score);
+		entry e = { .pos = pos, .score = score, .rank = rank,
+			    .tie = dx__hash64(f[d], fl[d], 0), .seq = t->line };
+		if ((r = add_entry(l, e, err)) < 0)
 			return r;
 	}
 	if (r == 0)
@@ -423,13 +543,16 @@ int dx__run_load(dx_sampler *s, dx_err *err)
 		r = dx__fail_nomem(err);
 	for (uint64_t i = 0; r == 0 && i < s->npairs; i++)
 		wanted[s->pair_q[i]] = 1;
-	loader l = { .s = s, .path = s->o.run };
+	uint64_t *by_pair = NULL;
+	if (r == 0 && s->o.margin_kind != DX_MARGIN_NONE)
+		r = margin_start(s, &by_pair, err);
+	loader l = { .s = s, .path = s->o.run, .by_pair = by_pair };
 	dx_sample_report before = s->rep;
 	if (r == 0 && (r = read_run(&l, &t, wanted, err)) == 1) {
 		/* Not a query at a time: again, ranking each query over all its
 		 * lines (what the first reading counted is counted again). */
 		loader_free(&l);
-		l = (loader){ .s = s, .path = s->o.run, .keep_scores = 1 };
+		l = (loader){ .s = s, .path = s->o.run, .keep_scores = 1, .by_pair = by_pair };
 		s->rep = before;
 		if ((r = dx__textfile_rewind(&t, err)) == 0)
 			r = read_run(&l, &t, wanted, err);
@@ -443,6 +566,7 @@ int dx__run_load(dx_sampler *s, dx_err *err)
 	if (r == 0)
 		r = report_missing(&l, err);
 	loader_free(&l);
+	free(by_pair);
 	free(wanted);
 	dx__textfile_close(&t);
 	return r;

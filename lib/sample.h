@@ -42,14 +42,27 @@ struct dx_sampler {
 	uint32_t *pair_q;
 	uint64_t *pair_doc;
 	uint64_t npairs;
-	/* A query's run candidates: cand[cand_at[i] .. cand_at[i] + cand_n[i]). */
+	/* With DX_PAIRS_QUERY: the queries an epoch visits, in the order of
+	 * their first pair, and each one's pairs: qpair[qpair_at[j] ..
+	 * qpair_at[j + 1]) are indexes into pair_q and pair_doc. */
+	uint32_t *qorder;
+	uint64_t *qpair_at, *qpair;
+	uint64_t nqorder;
+	/* A query's run candidates: cand[cand_at[i] .. cand_at[i] + cand_n[i]),
+	 * in the run's order (best first). */
 	uint64_t *cand_at, *cand;
 	uint32_t *cand_n;
+	double *cand_score;   /* with a margin: each candidate's score */
+	double *cand_cw;      /* with DX_WEIGHTS_RANK: the sum of the weights
+	                         of the query's candidates up to this one */
+	double *pair_score;   /* with a margin: the run's score of each pair's
+	                         positive, NAN when the run does not score it */
 	int run_format;       /* DX_RUN_* */
 	/* Input lines read, for the progress callback. */
 	uint64_t lines_read;
-	/* Where the iteration is. */
-	uint64_t next;        /* the next triple number of this shard */
+	/* Where the iteration is: the k-th triple of this shard is next, of
+	 * shard in all; the sequence from start on holds tail triples. */
+	uint64_t k, shard, tail;
 	dx_perm perm;         /* the order of the pairs in the current epoch */
 	uint64_t perm_epoch;  /* the epoch perm is for, or UINT64_MAX */
 	/* A triples file, read in its order, maybe several times (epochs). */

@@ -2,11 +2,14 @@
  * sampler.c: drawing training triples.
  *
  * Triple n of the unsharded sequence is a function of the seed and n alone,
- * so that any shard computes its own triples (n % world_size == rank)
- * without the others', and the shards together are exactly the unsharded
- * output.  Epoch e = n / P visits the P (query, positive) pairs in the
- * order of a permutation keyed by the seed and e; the negatives of triple n
- * come from a generator seeded with the seed and n.
+ * so that any shard computes its own triples without the others', a job
+ * starts at any n in O(1) (a resumed job, on another number of ranks
+ * perhaps), and the shards together are exactly the unsharded output.
+ * Epoch e = n / P visits its P items (the (query, positive) pairs, or the
+ * queries) in the order of a permutation keyed by the seed and e; the
+ * negatives of triple n come from a generator seeded with the seed and n.
+ * The shards divide the triples from the start on: the k-th of shard r is
+ * number start + r + k * world_size, all shards the same size.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -156,25 +159,96 @@ static uint64_t excluded_count(const dx_sampler *s, uint32_t q)
 	return s->excl_at[q + 1] - s->excl_at[q];
 }
 
-/* Whether query q can have a negative at all. */
-static int has_negative(const dx_sampler *s, uint32_t q)
+/* The run candidates of query q that pair i may draw, [*lo, *hi) of
+ * cand_at[q] on: those that a margin leaves, at and below the first whose
+ * score is far enough below the positive's (the candidates are in the
+ * run's order, best first, so they are a tail). */
+static void run_window(const dx_sampler *s, uint32_t q, uint64_t i, uint64_t *lo, uint64_t *hi)
 {
-	if (s->o.random && s->c && excluded_count(s, q) < dx_corpus_count(s->c))
-		return 1;
-	return s->o.run && s->cand_n[q] > 0;
+	*lo = 0;
+	*hi = s->cand_n[q];
+	if (s->o.margin_kind == DX_MARGIN_NONE || isnan(s->pair_score[i]))
+		return;
+	double p = s->pair_score[i];
+	double bound = s->o.margin_kind == DX_MARGIN_SCORE ? p - s->o.margin
+	                                                   : p - fabs(p) * s->o.margin / 100;
+	const double *sc = s->cand_score + s->cand_at[q];
+	uint64_t a = 0, b = *hi;
+	while (a < b) {
+		uint64_t mid = a + (b - a) / 2;
+		if (sc[mid] <= bound)
+			b = mid;
+		else
+			a = mid + 1;
+	}
+	*lo = a;
 }
 
-/* Leaves out the pairs whose query can have no negative. */
+/* Whether pair i can have a negative at all. */
+static int has_negative(const dx_sampler *s, uint64_t i)
+{
+	uint32_t q = s->pair_q[i];
+	if (s->o.random && s->c && excluded_count(s, q) < dx_corpus_count(s->c))
+		return 1;
+	if (!s->o.run)
+		return 0;
+	uint64_t lo, hi;
+	run_window(s, q, i, &lo, &hi);
+	return lo < hi;
+}
+
+/* Leaves out the pairs that can have no negative. */
 static void drop_pairs_without_negative(dx_sampler *s)
 {
 	uint64_t m = 0;
 	for (uint64_t i = 0; i < s->npairs; i++)
-		if (has_negative(s, s->pair_q[i])) {
+		if (has_negative(s, i)) {
 			s->pair_q[m] = s->pair_q[i];
-			s->pair_doc[m++] = s->pair_doc[i];
+			s->pair_doc[m] = s->pair_doc[i];
+			if (s->pair_score)
+				s->pair_score[m] = s->pair_score[i];
+			m++;
 		}
 	s->rep.no_negative = s->npairs - m;
 	s->npairs = m;
+}
+
+/* DX_PAIRS_QUERY: the queries with a pair, in the order of their first
+ * pair (the qrels' order, as the pairs), and each one's pairs, in their
+ * order. */
+static int group_by_query(dx_sampler *s, dx_err *err)
+{
+	uint64_t n = s->npairs, nq = 0;
+	size_t all = (size_t)s->q.ids.n + 1;
+	uint64_t *slot = malloc(all * sizeof *slot);
+	s->qorder = malloc((n ? n : 1) * sizeof *s->qorder);
+	s->qpair = malloc((n ? n : 1) * sizeof *s->qpair);
+	s->qpair_at = calloc(n + 2, sizeof *s->qpair_at);
+	if (!slot || !s->qorder || !s->qpair || !s->qpair_at) {
+		free(slot);
+		return dx__fail_nomem(err);
+	}
+	for (size_t q = 0; q < all; q++)
+		slot[q] = UINT64_MAX;
+	/* Number the queries as first met, counting each one's pairs one
+	 * place ahead, so that the sums are where each group starts. */
+	for (uint64_t i = 0; i < n; i++) {
+		uint32_t q = s->pair_q[i];
+		if (slot[q] == UINT64_MAX) {
+			slot[q] = nq;
+			s->qorder[nq++] = q;
+		}
+		s->qpair_at[slot[q] + 2]++;
+	}
+	for (uint64_t j = 2; j <= nq + 1; j++)
+		s->qpair_at[j] += s->qpair_at[j - 1];
+	/* qpair_at[j + 1] is now group j's start: it moves on as the group is
+	 * filled, to end where group j + 1 starts. */
+	for (uint64_t i = 0; i < n; i++)
+		s->qpair[s->qpair_at[slot[s->pair_q[i]] + 1]++] = i;
+	free(slot);
+	s->nqorder = nq;
+	return 0;
 }
 
 static int check_opts(const dx_corpus *c, const dx_sample_opts *o, dx_err *err)
@@ -194,6 +268,46 @@ static int check_opts(const dx_corpus *c, const dx_sample_opts *o, dx_err *err)
 	if (o->world_size == 0 || o->rank >= o->world_size)
 		return dx__fail(err, DX_EINVAL, 0, "", "the rank (%llu) is not below the world size (%llu)",
 		                (unsigned long long)o->rank, (unsigned long long)o->world_size);
+	if ((o->depth_from > 1 || o->margin_kind != DX_MARGIN_NONE || o->weights != DX_WEIGHTS_UNIFORM) &&
+	    !o->run)
+		return dx__fail(err, DX_EINVAL, 0, "", "a depth range, a margin or weights need a run");
+	if (o->depth && o->depth_from > o->depth)
+		return dx__fail(err, DX_EINVAL, 0, "", "the depth range starts at %u, below its end %u",
+		                o->depth_from, o->depth);
+	if (o->margin_kind < DX_MARGIN_NONE || o->margin_kind > DX_MARGIN_PERCENT ||
+	    !(o->margin >= 0) || !isfinite(o->margin))
+		return dx__fail(err, DX_EINVAL, 0, "", "the margin is a number, 0 or more");
+	if (o->weights != DX_WEIGHTS_UNIFORM && o->weights != DX_WEIGHTS_RANK)
+		return dx__fail(err, DX_EINVAL, 0, "", "unknown weights");
+	if (o->pairs != DX_PAIRS_ALL && o->pairs != DX_PAIRS_QUERY)
+		return dx__fail(err, DX_EINVAL, 0, "", "unknown pairing");
+	if (o->triples && o->pairs != DX_PAIRS_ALL)
+		return dx__fail(err, DX_EINVAL, 0, "", "a triples file is read as it is: no pairing");
+	return 0;
+}
+
+/* How many triples this shard gives: of the tail triples from start on,
+ * the shards' equal share, rounded down with drop_last, else up (the last
+ * shards then wrap round to the first triples of the tail). */
+static uint64_t shard_size(const dx_sample_opts *o, uint64_t tail)
+{
+	uint64_t w = o->world_size, share = tail / w;
+	return o->drop_last || tail % w == 0 ? share : share + 1;
+}
+
+/* Sets the totals once the triples are known: 0, or DX_EINVAL when start
+ * is not below them. */
+static int set_totals(dx_sampler *s, uint64_t total, dx_err *err)
+{
+	s->rep.total = total;
+	if (!total)
+		return 0; /* a triples file without count: its length is unknown */
+	if (s->o.start >= total)
+		return dx__fail(err, DX_EINVAL, 0, "", "the start (%llu) is not below the number of triples (%llu)",
+		                (unsigned long long)s->o.start, (unsigned long long)total);
+	s->tail = total - s->o.start;
+	s->shard = shard_size(&s->o, s->tail);
+	s->rep.shard = s->shard;
 	return 0;
 }
 
@@ -206,7 +320,6 @@ dx_sampler *dx__sampler_new(dx_corpus *c, const dx_sample_opts *o, dx_err *err)
 	}
 	s->c = c;
 	s->o = *o;
-	s->next = o->rank;
 	s->perm_epoch = UINT64_MAX;
 	s->counting = DX_COUNT_REPORT;
 	return s;
@@ -265,7 +378,8 @@ dx_sampler *dx_sampler_open(dx_corpus *c, const dx_sample_opts *caller_opts, dx_
 		r = s->tf_field && s->tf_len ? dx__textfile_open(&s->tf, o->triples, err) : dx__fail_nomem(err);
 		if (r == 0)
 			r = triples_shape(s, err);
-		s->rep.total = o->count;
+		if (r == 0)
+			r = set_totals(s, o->count, err);
 		s->tf_first_pass = 1;
 	} else if (r == 0) {
 		if ((r = dx__qrels_load(s, err)) == 0 && o->run)
@@ -273,13 +387,20 @@ dx_sampler *dx_sampler_open(dx_corpus *c, const dx_sample_opts *caller_opts, dx_
 		if (r == 0) {
 			drop_pairs_without_negative(s);
 			s->rep.pairs = s->npairs;
+			if (o->pairs == DX_PAIRS_QUERY)
+				r = group_by_query(s, err);
+		}
+		if (r == 0) {
 			uint64_t epochs = o->epochs ? o->epochs : 1;
-			if (s->npairs == 0)
+			uint64_t per = o->pairs == DX_PAIRS_QUERY ? s->nqorder : s->npairs;
+			s->rep.per_epoch = per;
+			if (per == 0)
 				r = dx__fail(err, DX_EFORMAT, 0, o->run ? o->run : o->qrels,
 				             "no query with a positive has a negative to draw");
-			else if (!o->count && epochs > UINT64_MAX / s->npairs)
+			else if (!o->count && epochs > UINT64_MAX / per)
 				r = dx__fail(err, DX_EINVAL, 0, "", "too many epochs");
-			s->rep.total = o->count ? o->count : epochs * s->npairs;
+			else
+				r = set_totals(s, o->count ? o->count : epochs * per, err);
 		}
 	}
 	if (o->report)
@@ -326,18 +447,43 @@ static uint64_t random_negative(const dx_sampler *s, uint32_t q, dx_rng *r, cons
 	return p;
 }
 
-/* One of q's run candidates, when one is left not among picked[0..k). */
-static uint64_t run_negative(const dx_sampler *s, uint32_t q, dx_rng *r, const uint64_t *picked,
+/* A place in [lo, hi) of q's candidates: uniform, or by the weights,
+ * whose sums up to each candidate are cw (a search for the first sum above
+ * a uniform draw over the window's total). */
+static uint64_t draw_place(const dx_sampler *s, uint32_t q, dx_rng *r, uint64_t lo, uint64_t hi)
+{
+	if (!s->cand_cw)
+		return lo + dx_rng_below(r, hi - lo);
+	const double *cw = s->cand_cw + s->cand_at[q];
+	double base = lo ? cw[lo - 1] : 0;
+	double u = base + (double)(dx_rng_next(r) >> 11) * 0x1p-53 * (cw[hi - 1] - base);
+	uint64_t a = lo, b = hi - 1;
+	while (a < b) {
+		uint64_t mid = a + (b - a) / 2;
+		if (cw[mid] > u)
+			b = mid;
+		else
+			a = mid + 1;
+	}
+	return a;
+}
+
+/* One of the run candidates that pair i may draw, when one is left not
+ * among picked[0..k). */
+static uint64_t run_negative(const dx_sampler *s, uint64_t i, dx_rng *r, const uint64_t *picked,
                              unsigned k)
 {
+	uint32_t q = s->pair_q[i];
 	const uint64_t *pool = s->cand + s->cand_at[q];
-	uint64_t m = s->cand_n[q], at = 0;
+	uint64_t lo, hi, at = 0;
+	run_window(s, q, i, &lo, &hi);
 	for (int tries = 0; tries < 16; tries++) {
-		at = dx_rng_below(r, m);
+		at = draw_place(s, q, r, lo, hi);
 		if (!picked_before(picked, k, pool[at]))
 			return pool[at];
 	}
-	for (uint64_t i = 0, x = at; i < m; i++, x = x + 1 < m ? x + 1 : 0)
+	uint64_t m = hi - lo;
+	for (uint64_t j = 0, x = at; j < m; j++, x = x + 1 < hi ? x + 1 : lo)
 		if (!picked_before(picked, k, pool[x]))
 			return pool[x];
 	return pool[at];
@@ -348,20 +494,36 @@ static uint64_t seed_key(const dx_sampler *s)
 	return dx__mix64(s->o.seed ^ 0x5ca1ab1e0ddba11ULL);
 }
 
+/* The number of this shard's next triple in the unsharded sequence. */
+static uint64_t next_number(dx_sampler *s)
+{
+	/* In 128 bits: k * world_size may pass 2^64 where the tail is long. */
+	unsigned __int128 i = (unsigned __int128)s->k++ * s->o.world_size + s->o.rank;
+	return s->o.start + (uint64_t)(i % s->tail);
+}
+
 static int next_pair(dx_sampler *s, dx_triple *t)
 {
-	uint64_t n = s->next;
-	if (n >= s->rep.total)
+	if (s->k >= s->shard)
 		return 0;
-	s->next = n + s->o.world_size < n ? UINT64_MAX : n + s->o.world_size;
-	uint64_t epoch = n / s->npairs;
+	uint64_t n = next_number(s), per = s->rep.per_epoch;
+	uint64_t epoch = n / per;
 	if (epoch != s->perm_epoch) {
-		dx_perm_init(&s->perm, s->npairs, seed_key(s) + epoch);
+		dx_perm_init(&s->perm, per, seed_key(s) + epoch);
 		s->perm_epoch = epoch;
 	}
-	uint64_t i = dx_perm_at(&s->perm, n % s->npairs);
+	uint64_t i = dx_perm_at(&s->perm, n % per);
+	if (s->o.pairs == DX_PAIRS_QUERY) {
+		/* Query i's positives take turns, from a place its id fixes. */
+		uint64_t first = s->qpair_at[i], npos = s->qpair_at[i + 1] - first;
+		size_t idlen;
+		const char *id = dx__strtab_get(&s->q.ids, s->qorder[i], &idlen);
+		uint64_t turn = dx__hash64(id, idlen, seed_key(s)) + epoch;
+		i = s->qpair[first + turn % npos];
+	}
 	uint32_t q = s->pair_q[i];
 	t->n = n;
+	t->epoch = epoch;
 	t->qid = dx__strtab_get(&s->q.ids, q, &t->qid_len);
 	t->query = dx__query_text(&s->q, q, &t->query_len);
 	t->pos = s->pair_doc[i];
@@ -369,9 +531,12 @@ static int next_pair(dx_sampler *s, dx_triple *t)
 	dx_rng_seed(&r, seed_key(s) ^ dx__mix64(n + 1));
 	int from_run_only = !s->o.random;
 	for (unsigned k = 0; k < s->o.negatives; k++) {
-		int run = s->o.run && s->cand_n[q] > 0 &&
+		uint64_t lo = 0, hi = 0;
+		if (s->o.run)
+			run_window(s, q, i, &lo, &hi);
+		int run = lo < hi &&
 		          (from_run_only || (double)(dx_rng_next(&r) >> 11) * 0x1p-53 < s->o.run_ratio);
-		t->neg[k] = run ? run_negative(s, q, &r, t->neg, k) : random_negative(s, q, &r, t->neg, k);
+		t->neg[k] = run ? run_negative(s, i, &r, t->neg, k) : random_negative(s, q, &r, t->neg, k);
 	}
 	t->nneg = s->o.negatives;
 	return 1;
@@ -450,7 +615,7 @@ static int next_line(dx_sampler *s, dx_triple *t, dx_err *err)
 	char **f = s->tf_field;
 	size_t *fl = s->tf_len;
 	for (;;) {
-		if (s->tf_done)
+		if (s->tf_done || (s->shard && s->k >= s->shard))
 			return 0;
 		char *line;
 		size_t len;
@@ -474,7 +639,9 @@ static int next_line(dx_sampler *s, dx_triple *t, dx_err *err)
 			continue;
 		}
 		s->tf_lines++;
-		int own = n % s->o.world_size == s->o.rank;
+		/* Lines before start are skipped unread (but for the check that
+		 * the file holds a triple at all). */
+		int own = n >= s->o.start && (n - s->o.start) % s->o.world_size == s->o.rank;
 		if (!own && !(s->tf_first_pass && !s->tf_valid))
 			continue;
 		uint32_t q;
@@ -490,7 +657,9 @@ static int next_line(dx_sampler *s, dx_triple *t, dx_err *err)
 			s->tf_valid = 1;
 		if (!own)
 			continue;
+		s->k++;
 		t->n = n;
+		t->epoch = s->tf_epoch;
 		t->qid = dx__strtab_get(&s->q.ids, q, &t->qid_len);
 		t->query = dx__query_text(&s->q, q, &t->query_len);
 		t->nneg = s->o.negatives;
@@ -526,6 +695,12 @@ void dx_sampler_close(dx_sampler *s)
 	free(s->cand_at);
 	free(s->cand);
 	free(s->cand_n);
+	free(s->cand_score);
+	free(s->cand_cw);
+	free(s->pair_score);
+	free(s->qorder);
+	free(s->qpair_at);
+	free(s->qpair);
 	if (s->tf.gz)
 		dx__textfile_close(&s->tf);
 	free(s->tf_field);
