@@ -466,6 +466,36 @@ int dx_corpus_check_ids(dx_corpus *c, const dx_record *recs, size_t n, dx_err *e
 	return rc;
 }
 
+static int prefetch(dx_corpus *c, const uint64_t *pos, size_t n)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	uint64_t mask = page > 0 ? (uint64_t)page - 1 : 4095;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t file;
+		uint64_t off, len;
+		if (dx__index_record(c->ix, pos[i], &file, &off, &len, NULL) < 0)
+			continue; /* a bad position: the read that follows says so */
+		const csource *s = &c->src[file];
+		if (s->gz) {
+			dx__gzsrc_prefetch(s->gz, off, len);
+		} else if (s->map && len) {
+			/* madvise wants the page the record starts in. */
+			uint64_t start = off & ~mask;
+			madvise((void *)(uintptr_t)(s->map + start), (size_t)(off + len - start), MADV_WILLNEED);
+		}
+	}
+	return 0;
+}
+
+void dx_corpus_prefetch(dx_corpus *c, const uint64_t *pos, size_t n)
+{
+	/* The index is read to find the records: a cut-short index faults
+	 * there, as in any other call. */
+	int rc;
+	DX__GUARDED(rc, c, NULL, NULL, prefetch(c, pos, n));
+	(void)rc;
+}
+
 static int by_place(const void *a, const void *b)
 {
 	const struct order *x = a, *y = b;

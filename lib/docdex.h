@@ -359,6 +359,16 @@ DX_EXPORT DX_MUST_CHECK int dx_corpus_records(dx_corpus *c, const uint64_t *pos,
                                     dx_err *err);
 
 /*
+ * Asks the kernel to read records pos[0..n) ahead, without waiting: the
+ * pages of a plain file (madvise MADV_WILLNEED), the compressed stretch of
+ * a gzip or BGZF file that each needs (posix_fadvise POSIX_FADV_WILLNEED).
+ * A sampler that knows its next batch calls it before reading this one,
+ * so that a cold corpus is read while the current batch is served.  Bad
+ * positions are skipped (the read of them reports them).
+ */
+DX_EXPORT void dx_corpus_prefetch(dx_corpus *c, const uint64_t *pos, size_t n);
+
+/*
  * Checks that each record holds the id the index gives its position, as
  * the corpus format reads it, and ends where the format ends a record (a
  * TSV or JSONL line before LF, CRLF or the file's end, a TREC document at

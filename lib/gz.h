@@ -104,5 +104,9 @@ void dx__gzsrc_close(dx_gzsrc *g);
  * that is on the way, else starts from the last access point before off.
  */
 int dx__gzsrc_read(dx_gzsrc *g, uint64_t off, uint64_t len, const char **data, dx_err *err);
+/* Asks the kernel to read ahead the compressed bytes that reading
+ * [off, off + len) will inflate: from the access point before it to the
+ * first after it (posix_fadvise WILLNEED; nothing waits). */
+void dx__gzsrc_prefetch(const dx_gzsrc *g, uint64_t off, uint64_t len);
 
 #endif

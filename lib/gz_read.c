@@ -5,6 +5,7 @@
  * its bytes come later before another point would be nearer.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -219,4 +220,15 @@ int dx__gzsrc_read(dx_gzsrc *g, uint64_t off, uint64_t len, const char **data, d
 	g->live = 1;
 	*data = g->out.p;
 	return 0;
+}
+
+void dx__gzsrc_prefetch(const dx_gzsrc *g, uint64_t off, uint64_t len)
+{
+	if (!g->npts)
+		return;
+	uint64_t i = point_for(g, off), j = point_for(g, off + len);
+	uint64_t from = g->pts[i].coff ? g->pts[i].coff - 1 : 0; /* its bits start a byte early */
+	uint64_t to = j + 1 < g->npts ? g->pts[j + 1].coff : g->csize;
+	if (to > from)
+		posix_fadvise(g->fd, (off_t)from, (off_t)(to - from), POSIX_FADV_WILLNEED);
 }
