@@ -4,9 +4,18 @@ usage: check_triples.py [options] TRIPLES.jsonl
   --corpus FILE --layout tsv|jsonl|trec   the corpus (plain or .gz)
   --queries FILE                          qid TAB text, or TREC <top> topics
   --qrels FILE [--min-rel N]              TREC or BEIR qrels
-  --run FILE [--depth K]                  negatives must come from the run's
-                                          top K lines, TREC (by score) or
-                                          MS MARCO "qid TAB pid TAB rank"
+  --run FILE [--depth K|A-B]              negatives must come from the run's
+                                          top K lines (or places A to B),
+                                          TREC (by score, ties by the rank
+                                          column) or MS MARCO "qid TAB pid
+                                          TAB rank"
+  --margin M|P%                           a run negative scores at most the
+                                          positive's own run score less M
+                                          (or P% of its absolute value)
+  --weights uniform|rank                  how often each place of the window
+                                          is drawn (checked on the share in
+                                          the window's better half, one
+                                          negative a triple)
   --exclude-judged                        no judged document as a negative
   --expect N                              the number of triples
 
@@ -84,17 +93,41 @@ def judgements(path):
     return rels
 
 
-def run_top(path, depth):
-    """qid -> the set of its top `depth` documents by score (MS MARCO: by
-    rank), ties in file order, whether or not they are in the corpus."""
+def rank_column(text):
+    try:
+        return float(text)
+    except ValueError:
+        return float("inf")
+
+
+def run_ranked(path):
+    """qid -> its lines as (key, docid, score), best first; key is what
+    ranks them (minus the score, then the rank column; MS MARCO: the rank),
+    lines of one key in no particular order (docdex breaks those ties by
+    the id)."""
     per = {}
-    for seq, line in enumerate(lines(path)):
+    for line in lines(path):
         f = line.split()
         if len(f) == 3:
-            per.setdefault(f[0], []).append((int(f[2]), seq, f[1]))
+            per.setdefault(f[0], []).append(((int(f[2]), 0.0), f[1], None))
         else:
-            per.setdefault(f[0], []).append((-float(f[4]), seq, f[2]))
-    return {q: {d for _, _, d in sorted(v)[:depth or None]} for q, v in per.items()}
+            per.setdefault(f[0], []).append(((-float(f[4]), rank_column(f[3])), f[2], float(f[4])))
+    return {q: sorted(v, key=lambda e: e[0]) for q, v in per.items()}
+
+
+def window(ranked, first, last):
+    """The documents at places first..last (1-based), with their places and
+    scores; the documents tied with one at either edge may stand in for
+    it, so they are let in too (at the place of the edge)."""
+    lo, hi = first - 1, (last or len(ranked))
+    keys = [k for k, _, _ in ranked]
+    out = {}
+    for i, (k, d, sc) in enumerate(ranked):
+        inside = lo <= i < hi
+        tied = hi > lo and lo < len(keys) and (k == keys[lo] or k == keys[min(hi, len(keys)) - 1])
+        if inside or tied:
+            out.setdefault(d, (i + 1, sc))
+    return out
 
 
 def main():
@@ -106,7 +139,9 @@ def main():
     ap.add_argument("--qrels", required=True)
     ap.add_argument("--min-rel", type=float, default=1)
     ap.add_argument("--run")
-    ap.add_argument("--depth", type=int, default=0)
+    ap.add_argument("--depth", default="0")
+    ap.add_argument("--margin")
+    ap.add_argument("--weights", choices=("uniform", "rank"))
     ap.add_argument("--exclude-judged", action="store_true")
     ap.add_argument("--expect", type=int)
     a = ap.parse_args()
@@ -114,7 +149,24 @@ def main():
     texts = corpus_texts(a.corpus, a.layout)
     queries = query_texts(a.queries) if a.queries else None
     rels = judgements(a.qrels)
-    top = run_top(a.run, a.depth) if a.run else None
+    first, _, last = a.depth.rpartition("-")
+    first, last = int(first or 1), int(last)
+    ranked = run_ranked(a.run) if a.run else None
+    top = {q: window(v, first, last) for q, v in ranked.items()} if a.run else None
+    margin = None
+    if a.margin:
+        pct = a.margin.endswith("%")
+        m = float(a.margin.rstrip("%"))
+        margin = (lambda p: p - abs(p) * m / 100) if pct else (lambda p: p - m)
+    pos_score = {}
+    if margin:
+        for q, v in ranked.items():
+            for _, d, sc in v:
+                if rels.get((q, d), -1e9) >= a.min_rel:
+                    pos_score[(q, d)] = max(sc, pos_score.get((q, d), sc))
+    # Draws in the better half of their query's window, against their share.
+    halves = [0, 0.0]
+    drawn = 0
     bad = []
     n = 0
     with open(a.triples, encoding="utf-8", errors="surrogateescape") as f:
@@ -136,7 +188,27 @@ def main():
                 if texts.get(d) != text:
                     bad.append(f"line {n}: the text of {d} differs")
                 if top is not None and d not in top.get(q, ()):
-                    bad.append(f"line {n}: negative {d} is not in the top {a.depth} of the run for {q}")
+                    bad.append(f"line {n}: negative {d} is not in places {a.depth} of the run for {q}")
+                    continue
+                if top is None:
+                    continue
+                place, sc = top[q][d]
+                bound = margin(pos_score[(q, t["pos_id"])]) if (q, t["pos_id"]) in pos_score else None
+                if bound is not None and sc > bound:
+                    bad.append(f"line {n}: negative {d} scores {sc}, above the margin's {bound}")
+                if a.weights:
+                    drawn += 1
+                    w = {dd: (1 / p if a.weights == "rank" else 1.0) for dd, (p, s2) in top[q].items()
+                         if dd in texts and rels.get((q, dd), -1e9) < a.min_rel
+                         and not (a.exclude_judged and (q, dd) in rels)
+                         and (bound is None or s2 <= bound)}
+                    order = sorted(w, key=lambda dd: top[q][dd][0])
+                    better = set(order[:len(order) // 2])
+                    halves[0] += d in better
+                    halves[1] += sum(w[dd] for dd in better) / sum(w.values())
+    if a.weights and drawn >= 1000 and abs(halves[0] - halves[1]) / drawn > 0.03:
+        bad.append(f"{halves[0]} of {drawn} negatives in their windows' better half, "
+                   f"{halves[1]:.0f} expected with {a.weights} weights")
     if a.expect is not None and n != a.expect:
         bad.append(f"{n} triples, expected {a.expect}")
     for b in bad[:20]:
