@@ -77,8 +77,12 @@ static dx_sample_opts inputs(void)
 	}
 	write_file("qrels", qrels);
 	write_file("run", run);
-	return (dx_sample_opts){ .qrels = qrels_path, .run = run_path, .min_rel = 1, .negatives = 1,
-		                 .seed = 7, .world_size = 1 };
+	dx_sample_opts o;
+	dx_sample_opts_init(&o);
+	o.qrels = qrels_path;
+	o.run = run_path;
+	o.seed = 7;
+	return o;
 }
 
 enum { MAX = 400 };
@@ -248,8 +252,11 @@ static void margins_and_weights(void)
 	static drawn all[MAX];
 	write_file("qrels", "q 0 p 1\n");
 	write_file("run", "q Q0 d1 1 5 t\nq Q0 d2 2 3.5 t\nq Q0 p 3 3 t\nq Q0 d3 4 2.9 t\nq Q0 d4 5 1 t\n");
-	dx_sample_opts o = { .qrels = qrels_path, .run = run_path, .min_rel = 1, .negatives = 1,
-		             .world_size = 1, .count = 200 };
+	dx_sample_opts o;
+	dx_sample_opts_init(&o);
+	o.qrels = qrels_path;
+	o.run = run_path;
+	o.count = 200;
 	/* At most the positive's 3 less 0: d3 and d4; less 10% of 3: d4. */
 	o.margin_kind = DX_MARGIN_SCORE;
 	size_t n = draw(&o, all, MAX);
