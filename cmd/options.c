@@ -19,11 +19,17 @@ int opt_bad_value(const char *cmd, const char *name, const char *place, const ch
 int opt_format(const char *cmd, const char *place, const char *value, const char *const *names,
                int *format)
 {
+	return opt_choice(cmd, "format", place, value, names, format);
+}
+
+int opt_choice(const char *cmd, const char *name, const char *place, const char *value,
+               const char *const *names, int *choice)
+{
 	char hint[128];
 	size_t n = 0, len = 0;
 	for (; names[n]; n++)
 		if (strcmp(value, names[n]) == 0) {
-			*format = (int)n;
+			*choice = (int)n;
 			return 0;
 		}
 	/* "a, b or c" */
@@ -31,7 +37,7 @@ int opt_format(const char *cmd, const char *place, const char *value, const char
 	for (size_t i = 0; i < n && len < sizeof hint; i++)
 		len += (size_t)snprintf(hint + len, sizeof hint - len, "%s%s",
 		                        i == 0 ? "" : i + 1 < n ? ", " : " or ", names[i]);
-	return opt_bad_value(cmd, "format", place, hint, value);
+	return opt_bad_value(cmd, name, place, hint, value);
 }
 
 int opt_seed(const char *cmd, const char *place, const char *value, uint64_t *seed)

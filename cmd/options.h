@@ -34,6 +34,9 @@ int opt_format(const char *cmd, const char *place, const char *value, const char
                int *format);
 
 /* --seed: a non-negative integer.  Returns 0 or EXIT_USAGE. */
+/* The same for any option of a few named values: --NAME. */
+int opt_choice(const char *cmd, const char *name, const char *place, const char *value,
+               const char *const *names, int *choice);
 int opt_seed(const char *cmd, const char *place, const char *value, uint64_t *seed);
 
 #endif

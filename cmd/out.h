@@ -36,6 +36,8 @@ int out_write(out *o, const void *p, size_t n);
 /* Like out_write for memory that stays valid until out_close. */
 int out_write_ref(out *o, const void *p, size_t n);
 int out_flush(out *o);
+/* out_write of a string literal, its length counted by the compiler. */
+#define OUT_LIT(o, lit) out_write((o), (lit), sizeof(lit) - 1)
 
 static inline int out_char(out *o, char c)
 {

@@ -2,12 +2,14 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "commands.h"
 #include "options.h"
 #include "out.h"
+#include "sample.h"
 #include "signals.h"
 
 static const char usage[] =
@@ -26,10 +28,15 @@ static const char usage[] =
 	"      --min-rel N          a judgement of N or more is a positive (default: 1)\n"
 	"      --run FILE           negatives from a run: TREC (qid Q0 docid rank score\n"
 	"                           tag) or MS MARCO (qid TAB pid TAB rank)\n"
-	"      --depth K            keep each query's top K run lines, by score (by rank\n"
-	"                           for MS MARCO), ties in file order; lines of\n"
+	"      --depth K | A-B      keep each query's top K run lines (or its places A to\n"
+	"                           B), by score (by rank for MS MARCO), ties by the\n"
+	"                           rank column, then by document id; lines of\n"
 	"                           documents not in the corpus keep their place\n"
 	"                           (default: all)\n"
+	"      --margin M | P%      a run negative scores at most its positive's run\n"
+	"                           score less M, or less P% of it (TREC runs)\n"
+	"      --weights W          uniform, or rank: the run's place p drawn with\n"
+	"                           weight 1/p (default: uniform)\n"
 	"      --exclude-judged     no judged document is a negative, whatever its\n"
 	"                           relevance (positives never are)\n"
 	"      --random             negatives drawn uniformly from the whole corpus\n"
@@ -37,12 +44,16 @@ static const char usage[] =
 	"                           from the run, 0 to 1 (default: 0.5)\n"
 	"      --triples FILE       ID triples (qid TAB pos TAB neg) in the file's order,\n"
 	"                           instead of --qrels, --run and --random\n"
+	"      --pairs P            what an epoch visits: all (every query, positive\n"
+	"                           pair) or query (each query once, its positives in\n"
+	"                           turn) (default: all)\n"
 	"\n"
 	"Output:\n"
 	"  -o, --output FILE        write to FILE, replaced only once complete\n"
 	"                           (default: stdout)\n"
 	"      --format FORMAT      tsv (query, positive, negative texts), ids (their\n"
-	"                           ids) or jsonl (both) (default: tsv)\n"
+	"                           ids), jsonl (both, and the epoch), tevatron or\n"
+	"                           flagembedding (those trainers' JSONL) (default: tsv)\n"
 	"      --field NAMES        the document fields to print, joined by a space, as in\n"
 	"                           docdex get (default: the text)\n"
 	"      --negatives K        negatives per triple (default: 1); jsonl then\n"
@@ -53,18 +64,26 @@ static const char usage[] =
 	"      --epochs E           passes over all (query, positive) pairs, or over the\n"
 	"                           triples file, when there is no --count (default: 1)\n"
 	"      --seed S             the seed of the draws (default: 0)\n"
+	"      --start N            begin at triple N of the whole sequence, at once (to\n"
+	"                           resume a job, on any number of shards)\n"
 	"      --rank R             this process's shard, 0 to W-1 (default: $RANK, or 0)\n"
-	"      --world-size W       number of shards (default: $WORLD_SIZE, or 1)\n"
+	"      --world-size W       number of shards (default: $WORLD_SIZE, or 1); every\n"
+	"                           shard gets as many triples, the last ones padded\n"
+	"                           with the first triples\n"
+	"      --drop-last          leave out the remainder instead of padding\n"
 	"      --strict             stop at the first bad input line, or at an input\n"
 	"                           shaped like another kind of file, instead of\n"
 	"                           counting bad lines in a summary on stderr\n"
 	"      --stats              print what was read and written to stderr\n"
+	"      --no-readahead       do not ask the kernel for the next batch's documents\n"
+	"                           while this one is written\n"
 	"  -h, --help               show this help\n";
 
 enum {
 	OPT_QUERIES = OPT_OWN, OPT_QRELS, OPT_MIN_REL, OPT_RUN, OPT_DEPTH, OPT_EXCLUDE_JUDGED,
 	OPT_RANDOM, OPT_RUN_RATIO, OPT_TRIPLES, OPT_FIELD, OPT_NEGATIVES, OPT_COUNT, OPT_EPOCHS,
-	OPT_RANK, OPT_WORLD_SIZE, OPT_STRICT, OPT_STATS
+	OPT_RANK, OPT_WORLD_SIZE, OPT_STRICT, OPT_STATS, OPT_MARGIN, OPT_WEIGHTS, OPT_PAIRS,
+	OPT_START, OPT_DROP_LAST, OPT_NO_READAHEAD
 };
 
 static const struct option options[] = {
@@ -76,6 +95,9 @@ static const struct option options[] = {
 	{ "exclude-judged", no_argument, NULL, OPT_EXCLUDE_JUDGED },
 	{ "random", no_argument, NULL, OPT_RANDOM },
 	{ "run-ratio", required_argument, NULL, OPT_RUN_RATIO },
+	{ "margin", required_argument, NULL, OPT_MARGIN },
+	{ "weights", required_argument, NULL, OPT_WEIGHTS },
+	{ "pairs", required_argument, NULL, OPT_PAIRS },
 	{ "triples", required_argument, NULL, OPT_TRIPLES },
 	OPTION_OUTPUT,
 	OPTION_FORMAT,
@@ -84,17 +106,16 @@ static const struct option options[] = {
 	{ "count", required_argument, NULL, OPT_COUNT },
 	{ "epochs", required_argument, NULL, OPT_EPOCHS },
 	OPTION_SEED,
+	{ "start", required_argument, NULL, OPT_START },
+	{ "drop-last", no_argument, NULL, OPT_DROP_LAST },
 	{ "rank", required_argument, NULL, OPT_RANK },
 	{ "world-size", required_argument, NULL, OPT_WORLD_SIZE },
 	{ "strict", no_argument, NULL, OPT_STRICT },
 	{ "stats", no_argument, NULL, OPT_STATS },
+	{ "no-readahead", no_argument, NULL, OPT_NO_READAHEAD },
 	OPTION_HELP,
 	OPTION_END,
 };
-
-/* --format, by FMT_* number. */
-enum { FMT_TSV, FMT_IDS, FMT_JSONL };
-static const char *const formats[] = { "tsv", "ids", "jsonl", NULL };
 
 /* The command line, read. */
 typedef struct sample_args {
@@ -104,108 +125,10 @@ typedef struct sample_args {
 	int format;
 	int lists;                /* --negatives was given */
 	int stats;
+	int readahead;
 	int rank_given, world_given;
 	int pair_opts;            /* an option that --triples refuses was given */
 } sample_args;
-
-/* Triples are read in batches: the records of a batch are read together,
- * in file order. */
-enum { BATCH = 1024, BATCH_MAX = 1 << 18, BATCH_BYTES = 64 << 20 };
-
-typedef struct sampler_cli {
-	dx_corpus *c;         /* NULL with --format ids and no corpus */
-	dx_sampler *s;
-	dx_fields *fields;
-	out o;
-	int format;
-	int lists;            /* jsonl: negatives as lists (--negatives given) */
-	int strict;
-	unsigned k;           /* negatives per triple */
-	unsigned depth;
-	dx_err err;
-	size_t batch;         /* triples a batch holds */
-	dx_triple *t;         /* the batch */
-	uint64_t *neg;        /* batch * k negatives */
-	uint64_t *pos;        /* batch * (1 + k) positions to read */
-	dx_record *recs;
-	uint64_t written;
-} sampler_cli;
-
-/* Document i of a triple (0 the positive, then the negatives): its id, or
- * its text fields from rec. */
-static int doc(sampler_cli *x, const dx_triple *t, unsigned i, const dx_record *rec, int want_id, int json)
-{
-	const char *s;
-	size_t n;
-	int r = want_id ? dx_sampler_doc_id(x->s, i ? t->neg[i - 1] : t->pos, &s, &n, &x->err)
-	                : dx_corpus_fields(x->c, x->fields, rec, &s, &n, &x->err);
-	if (r < 0)
-		return r;
-	return json ? out_json_string(&x->o, s, n) : out_tsv_field(&x->o, s, n);
-}
-
-/* r: the triple's records, read in flush; NULL for ids without a corpus. */
-static int emit_tsv(sampler_cli *x, const dx_triple *t, const dx_record *r)
-{
-	int ids = x->format == FMT_IDS;
-	if (ids ? out_tsv_field(&x->o, t->qid, t->qid_len) : out_tsv_field(&x->o, t->query, t->query_len))
-		return -1;
-	for (unsigned i = 0; i <= t->nneg; i++)
-		if (out_char(&x->o, '\t') || doc(x, t, i, r ? &r[i] : NULL, ids, 0))
-			return -1;
-	return out_char(&x->o, '\n');
-}
-
-/* The negatives' ids or texts: one value, or a list. */
-static int json_negatives(sampler_cli *x, const dx_triple *t, const dx_record *r, int ids)
-{
-	if (x->lists && out_char(&x->o, '['))
-		return -1;
-	for (unsigned i = 1; i <= t->nneg; i++)
-		if ((i > 1 && out_char(&x->o, ',')) || doc(x, t, i, &r[i], ids, 1))
-			return -1;
-	return x->lists ? out_char(&x->o, ']') : 0;
-}
-
-static int emit_jsonl(sampler_cli *x, const dx_triple *t, const dx_record *r)
-{
-	return out_write(&x->o, "{\"qid\":", 7) || out_json_string(&x->o, t->qid, t->qid_len) ||
-	       out_write(&x->o, ",\"query\":", 9) || out_json_string(&x->o, t->query, t->query_len) ||
-	       out_write(&x->o, ",\"pos_id\":", 10) || doc(x, t, 0, &r[0], 1, 1) ||
-	       out_write(&x->o, ",\"pos\":", 7) || doc(x, t, 0, &r[0], 0, 1) ||
-	       out_write(&x->o, ",\"neg_id\":", 10) || json_negatives(x, t, r, 1) ||
-	       out_write(&x->o, ",\"neg\":", 7) || json_negatives(x, t, r, 0) ||
-	       out_write(&x->o, "}\n", 2);
-}
-
-/* Reads the documents of n triples together (when there is a corpus) and
- * prints the triples.  Returns 0, 1 once output can go nowhere, or a
- * negative code on a library error. */
-static int flush(sampler_cli *x, size_t n)
-{
-	size_t per = 1 + x->k, m = 0;
-	int r;
-	/* Ids come from the index: no document is read for them. */
-	if (x->c && x->format != FMT_IDS) {
-		for (size_t i = 0; i < n; i++) {
-			x->pos[m++] = x->t[i].pos;
-			for (unsigned j = 0; j < x->k; j++)
-				x->pos[m++] = x->t[i].neg[j];
-		}
-		if ((r = dx_corpus_records(x->c, x->pos, m, x->recs, &x->err)) < 0 ||
-		    (r = dx_corpus_check_ids(x->c, x->recs, m, &x->err)) < 0)
-			return r;
-	}
-	for (size_t i = 0; i < n; i++) {
-		x->err.code = 0;
-		const dx_record *rec = x->c && x->format != FMT_IDS ? &x->recs[i * per] : NULL;
-		r = x->format == FMT_JSONL ? emit_jsonl(x, &x->t[i], rec) : emit_tsv(x, &x->t[i], rec);
-		if (r)
-			return x->err.code ? x->err.code : 1;
-		x->written++;
-	}
-	return 0;
-}
 
 /* One line on stderr for what was skipped, when anything was. */
 static void summary(const sampler_cli *x, const dx_sample_report *rep)
@@ -277,23 +200,62 @@ static size_t batch_size(sampler_cli *x)
 	return n < BATCH ? BATCH : n > BATCH_MAX ? BATCH_MAX : (size_t)n;
 }
 
+/* Draws up to a batch of triples into t: how many, and in *r what the
+ * last draw returned (1, 0 at the end, or a negative code). */
+static size_t draw(sampler_cli *x, dx_triple *t, int *r)
+{
+	size_t n = 0;
+	*r = 1;
+	while (n < x->batch && (*r = dx_sampler_next(x->s, &t[n], &x->err)) == 1)
+		n++;
+	return n;
+}
+
+/* Asks the kernel for the documents of n triples, which the next flush
+ * reads: a cold corpus is then read while this batch is written. */
+static void read_ahead(sampler_cli *x, const dx_triple *t, size_t n)
+{
+	size_t m = 0;
+	if (!x->c || x->format == FMT_IDS)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		x->pos[m++] = t[i].pos;
+		for (unsigned j = 0; j < x->k; j++)
+			x->pos[m++] = t[i].neg[j];
+	}
+	dx_corpus_prefetch(x->c, x->pos, m);
+}
+
 /* Writes every triple of this shard.  Returns 0 or a library code, with
- * x->err filled, or 1 once output can go nowhere. */
+ * x->err filled, or 1 once output can go nowhere.  With read-ahead, the
+ * next batch is drawn before this one is written: the sampler knows which
+ * documents it needs. */
 static int run(sampler_cli *x)
 {
+	int r, rn = 0;
+	size_t n = draw(x, x->t, &r), m = 0;
 	for (;;) {
 		if (cli_interrupted())
 			return DX_ECANCELED;
-		size_t n = 0;
-		int r = 0;
-		while (n < x->batch && (r = dx_sampler_next(x->s, &x->t[n], &x->err)) == 1)
-			n++;
 		if (r < 0)
 			return r;
-		if (n && (r = flush(x, n)) != 0)
+		if (x->prefetch && n == x->batch) {
+			m = draw(x, x->next, &rn);
+			read_ahead(x, x->next, m);
+		}
+		if (n && (r = sample_flush(x, n)) != 0)
 			return r;
 		if (n < x->batch)
 			return 0;
+		if (!x->prefetch) {
+			n = draw(x, x->t, &r);
+			continue;
+		}
+		dx_triple *t = x->t;
+		x->t = x->next;
+		x->next = t;
+		n = m;
+		r = rn;
 	}
 }
 
@@ -336,12 +298,51 @@ static int number(uint64_t min, uint64_t max, uint64_t *v)
 	return 0;
 }
 
+static const char *const weight_names[] = { "uniform", "rank", NULL }; /* DX_WEIGHTS_* */
+static const char *const pair_names[] = { "all", "query", NULL };     /* DX_PAIRS_* */
+
+/* --depth K, or A-B: places A to B of each query's run. */
+static int parse_depth(dx_sample_opts *so)
+{
+	uint64_t from = 1, to;
+	const char *dash = strchr(optarg, '-');
+	char head[32];
+	if (dash) {
+		size_t n = (size_t)(dash - optarg);
+		if (n >= sizeof head)
+			return bad_value("bad --depth, give a number of documents or places A-B");
+		memcpy(head, optarg, n);
+		head[n] = '\0';
+	}
+	if ((dash && (cli_parse_u64(head, &from) < 0 || cli_parse_u64(dash + 1, &to) < 0)) ||
+	    (!dash && cli_parse_u64(optarg, &to) < 0) || from < 1 || to < from || to > UINT32_MAX)
+		return bad_value("bad --depth, give a number of documents or places A-B");
+	so->depth = (unsigned)to;
+	so->depth_from = (unsigned)from;
+	return 0;
+}
+
+/* --margin M, or P%: how far below its positive's run score a negative's is. */
+static int parse_margin(dx_sample_opts *so)
+{
+	size_t n = strlen(optarg);
+	char num[64];
+	int percent = n && optarg[n - 1] == '%';
+	if (n - (size_t)percent >= sizeof num)
+		return bad_value("bad --margin, give a score difference, or a percentage such as 5%");
+	memcpy(num, optarg, n - (size_t)percent);
+	num[n - (size_t)percent] = '\0';
+	if (cli_parse_double(num, &so->margin) != 0 || !(so->margin >= 0) || (percent && so->margin > 100))
+		return bad_value("bad --margin, give a score difference, or a percentage such as 5%");
+	so->margin_kind = percent ? DX_MARGIN_PERCENT : DX_MARGIN_SCORE;
+	return 0;
+}
+
 /* The options that shape the (query, positive) pairs and their negatives,
  * which --triples refuses.  Returns 0 or EXIT_USAGE. */
 static int set_pair_option(sample_args *a, int c)
 {
 	dx_sample_opts *so = &a->so;
-	uint64_t v;
 	a->pair_opts = 1;
 	switch (c) {
 	case OPT_EXCLUDE_JUDGED:
@@ -352,10 +353,13 @@ static int set_pair_option(sample_args *a, int c)
 			return bad_value("bad --min-rel, give a number");
 		return 0;
 	case OPT_DEPTH:
-		if (number(1, UINT32_MAX, &v) < 0)
-			return bad_value("bad --depth, give a number of documents");
-		so->depth = (unsigned)v;
-		return 0;
+		return parse_depth(so);
+	case OPT_MARGIN:
+		return parse_margin(so);
+	case OPT_WEIGHTS:
+		return opt_choice("sample", "weights", NULL, optarg, weight_names, &so->weights);
+	case OPT_PAIRS:
+		return opt_choice("sample", "pairs", NULL, optarg, pair_names, &so->pairs);
 	default: /* OPT_RUN_RATIO */
 		if (cli_parse_double(optarg, &so->run_ratio) < 0 || !(so->run_ratio >= 0 && so->run_ratio <= 1))
 			return bad_value("bad --run-ratio, give a number from 0 to 1");
@@ -394,6 +398,10 @@ static int set_count_option(sample_args *a, int c)
 			return bad_value("bad --world-size, give a positive integer");
 		a->world_given = 1;
 		return 0;
+	case OPT_START:
+		if (number(0, UINT64_MAX, &so->start) < 0)
+			return bad_value("bad --start, give a triple number");
+		return 0;
 	default: /* OPT_SEED */
 		return opt_seed("sample", NULL, optarg, &so->seed);
 	}
@@ -412,13 +420,18 @@ static int set_option(sample_args *a, int c, char **argv)
 	case OPT_RANDOM: so->random = 1; return 0;
 	case OPT_STRICT: so->strict = 1; return 0;
 	case OPT_STATS: a->stats = 1; return 0;
+	case OPT_NO_READAHEAD: a->readahead = 0; return 0;
+	case OPT_DROP_LAST: so->drop_last = 1; return 0;
 	case OPT_FIELD: a->field = optarg; return 0;
 	case 'o': a->output = optarg; return 0;
-	case OPT_FORMAT: return opt_format("sample", NULL, optarg, formats, &a->format);
+	case OPT_FORMAT: return opt_format("sample", NULL, optarg, sample_formats, &a->format);
 	case OPT_EXCLUDE_JUDGED:
 	case OPT_MIN_REL:
 	case OPT_DEPTH:
 	case OPT_RUN_RATIO:
+	case OPT_MARGIN:
+	case OPT_WEIGHTS:
+	case OPT_PAIRS:
 		return set_pair_option(a, c);
 	case OPT_NEGATIVES:
 	case OPT_COUNT:
@@ -426,6 +439,7 @@ static int set_option(sample_args *a, int c, char **argv)
 	case OPT_SEED:
 	case OPT_RANK:
 	case OPT_WORLD_SIZE:
+	case OPT_START:
 		return set_count_option(a, c);
 	case 'h':
 		fputs(usage, stdout);
@@ -476,7 +490,8 @@ static int check_inputs(const sample_args *a)
 		return cli_usage_error("sample", "no --queries given (only --format ids needs none)", NULL);
 	if (so->triples && (so->qrels || so->run || so->random || a->pair_opts))
 		return cli_usage_error("sample", "--triples takes no --qrels, --run, --random, --min-rel, "
-		                                 "--depth, --exclude-judged or --run-ratio", NULL);
+		                                 "--depth, --exclude-judged, --run-ratio, --margin, --weights "
+		                                 "or --pairs", NULL);
 	if (!so->triples && !so->qrels)
 		return cli_usage_error("sample", "give --qrels (with --run, --random or both) or --triples", NULL);
 	if (so->qrels && !so->run && !so->random)
@@ -491,7 +506,7 @@ static int check_inputs(const sample_args *a)
 static int parse_args(sample_args *a, int argc, char **argv)
 {
 	int c, rc;
-	*a = (sample_args){ .format = FMT_TSV };
+	*a = (sample_args){ .format = FMT_TSV, .readahead = 1 };
 	dx_sample_opts_init(&a->so); /* min_rel 1, negatives 1, run_ratio 0.5, world_size 1 */
 	optind = 1;
 	while ((c = getopt_long(argc, argv, ":o:h", options, NULL)) != -1)
@@ -539,6 +554,12 @@ static int open_sampler(sampler_cli *x, const sample_args *a)
 		cli_lib_error("sample", &x->err);
 		return EXIT_USAGE;
 	}
+	/* Tevatron's passages have a title: the corpus's title field where
+	 * it has one (a TSV column, a JSON key, a TREC element so named). */
+	if (x->c && a->format == FMT_TEVATRON) {
+		dx_err ignored;
+		x->title = dx_fields_parse(x->c, "title", &ignored);
+	}
 	/* From here an interrupt stops the command cleanly: the sampler's
 	 * readers ask stop_requested every 65536 lines, and a read that the
 	 * signal interrupts (a FIFO, a pipe) fails with it. */
@@ -567,6 +588,14 @@ static int alloc_batch(sampler_cli *x)
 		return -1;
 	for (size_t i = 0; i < x->batch; i++)
 		x->t[i].neg = x->neg + i * x->k;
+	if (!x->prefetch)
+		return 0;
+	x->next = calloc(x->batch, sizeof *x->next);
+	x->next_neg = malloc(x->batch * x->k * sizeof *x->next_neg);
+	if (!x->next || !x->next_neg)
+		return -1;
+	for (size_t i = 0; i < x->batch; i++)
+		x->next[i].neg = x->next_neg + i * x->k;
 	return 0;
 }
 
@@ -630,10 +659,13 @@ static void sampler_cli_free(sampler_cli *x)
 {
 	free(x->t);
 	free(x->neg);
+	free(x->next);
+	free(x->next_neg);
 	free(x->pos);
 	free(x->recs);
 	dx_sampler_close(x->s);
 	dx_fields_free(x->fields);
+	dx_fields_free(x->title);
 	dx_corpus_close(x->c);
 }
 
@@ -644,7 +676,7 @@ int cmd_sample(int argc, char **argv)
 	if (status != 0)
 		return status < 0 ? EXIT_OK : status;
 	sampler_cli x = { .format = a.format, .lists = a.lists, .strict = a.so.strict,
-	                  .k = a.so.negatives, .depth = a.so.depth };
+	                  .k = a.so.negatives, .depth = a.so.depth, .prefetch = a.readahead };
 	status = open_sampler(&x, &a);
 	if (status == EXIT_OK)
 		status = write_output(&x, &a);

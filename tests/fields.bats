@@ -30,7 +30,7 @@ load helpers
 	# AP documents: the <TEXT> element only, without <HEAD> or <DATELINE>.
 	printf 'q1\tTREC_DOC_1\tDOC222\n' > t.tsv
 	equals "$(dx sample --queries q.tsv --triples t.tsv --format jsonl trec-ap-sample.trec)" \
-	       '{"qid":"q1","query":"q","pos_id":"TREC_DOC_1","pos":"very simple\n   text","neg_id":"DOC222","neg":"simple\n   enough\n   text\n   text\n   text"}'
+	       '{"qid":"q1","query":"q","pos_id":"TREC_DOC_1","pos":"very simple\n   text","neg_id":"DOC222","neg":"simple\n   enough\n   text\n   text\n   text","epoch":0}'
 }
 
 @test "the default text of TSV and JSONL corpora is the column or key that names it" {
