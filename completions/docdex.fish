@@ -76,27 +76,33 @@ complete -c docdex -n '__fish_seen_subcommand_from get' -l batch -x -d 'look up 
 complete -c docdex -n '__fish_seen_subcommand_from get' -s h -l help -d 'show the usage and options'
 
 # docdex sample: the corpus or index, one only (none needed with --format ids).
-complete -c docdex -n '__fish_seen_subcommand_from sample; and __docdex_needs_corpus sample --queries --qrels --min-rel --run --depth --run-ratio --triples -o --output --format --field --negatives --count --epochs --seed --rank --world-size' -F
+complete -c docdex -n '__fish_seen_subcommand_from sample; and __docdex_needs_corpus sample --queries --qrels --min-rel --run --depth --margin --weights --run-ratio --triples --pairs -o --output --format --field --negatives --count --epochs --seed --start --rank --world-size' -F
 complete -c docdex -n '__fish_seen_subcommand_from sample' -l queries -r -F -d 'query texts: qid TAB text, JSONL or TREC topics'
 complete -c docdex -n '__fish_seen_subcommand_from sample' -l qrels -r -F -d 'judgements: TREC or BEIR qrels'
 complete -c docdex -n '__fish_seen_subcommand_from sample' -l min-rel -x -d 'a judgement of N or more is a positive (default 1)'
 complete -c docdex -n '__fish_seen_subcommand_from sample' -l run -r -F -d 'draw negatives from a run, TREC or MS MARCO (qid TAB pid TAB rank)'
-complete -c docdex -n '__fish_seen_subcommand_from sample' -l depth -x -d 'keep the top K run lines of each query, by score or rank (default all)'
+complete -c docdex -n '__fish_seen_subcommand_from sample' -l depth -x -d 'keep the top K places of the run of each query, or places A-B, by score or rank (default all)'
+complete -c docdex -n '__fish_seen_subcommand_from sample' -l margin -x -d 'a run negative scores at most the run score of its positive less M, or less P% (TREC runs)'
+complete -c docdex -n '__fish_seen_subcommand_from sample' -l weights -x -a 'uniform\t"every candidate alike (default)" rank\t"place p with weight 1/p"' -d 'how a negative is drawn among the run candidates'
 complete -c docdex -n '__fish_seen_subcommand_from sample' -l exclude-judged -d 'no judged document is a negative, whatever its relevance'
 complete -c docdex -n '__fish_seen_subcommand_from sample' -l random -d 'draw negatives uniformly from the whole corpus'
 complete -c docdex -n '__fish_seen_subcommand_from sample' -l run-ratio -x -d 'with a run and random negatives, the share from the run (default 0.5)'
 complete -c docdex -n '__fish_seen_subcommand_from sample' -l triples -r -F -d 'ID triples to write in the order of the file'
+complete -c docdex -n '__fish_seen_subcommand_from sample' -l pairs -x -a 'all\t"every (query, positive) pair once (default)" query\t"each query once, its positives in turn"' -d 'what an epoch visits'
 complete -c docdex -n '__fish_seen_subcommand_from sample' -s o -l output -r -F -d 'write to this file, replaced only once complete'
-complete -c docdex -n '__fish_seen_subcommand_from sample' -l format -x -a 'tsv\t"query, positive and negative texts (default)" ids\t"their ids" jsonl\t"a JSON object with ids and texts"' -d 'output format'
+complete -c docdex -n '__fish_seen_subcommand_from sample' -l format -x -a 'tsv\t"query, positive and negative texts (default)" ids\t"their ids" jsonl\t"a JSON object with ids, texts and the epoch" tevatron\t"the training JSONL of Tevatron" flagembedding\t"the fine-tuning JSONL of FlagEmbedding"' -d 'output format'
 complete -c docdex -n '__fish_seen_subcommand_from sample' -l field -x -d 'the document fields to print, joined by a space'
 complete -c docdex -n '__fish_seen_subcommand_from sample' -l negatives -x -d 'negatives per triple (1 to 1024, default 1)'
 complete -c docdex -n '__fish_seen_subcommand_from sample' -l count -x -d 'triples in all, over every shard'
 complete -c docdex -n '__fish_seen_subcommand_from sample' -l epochs -x -d 'passes over all pairs, or over the triples file (default 1)'
 complete -c docdex -n '__fish_seen_subcommand_from sample' -l seed -x -d 'seed for the draws'
+complete -c docdex -n '__fish_seen_subcommand_from sample' -l start -x -d 'begin at this triple of the whole sequence, to resume a job (default 0)'
 complete -c docdex -n '__fish_seen_subcommand_from sample' -l rank -x -d 'the shard of this process, from 0 (default $RANK, or 0)'
-complete -c docdex -n '__fish_seen_subcommand_from sample' -l world-size -x -d 'number of shards (default $WORLD_SIZE, or 1)'
+complete -c docdex -n '__fish_seen_subcommand_from sample' -l world-size -x -d 'number of shards, each as long, the last padded (default $WORLD_SIZE, or 1)'
+complete -c docdex -n '__fish_seen_subcommand_from sample' -l drop-last -d 'leave out the remainder instead of padding the last shards'
 complete -c docdex -n '__fish_seen_subcommand_from sample' -l strict -d 'stop at the first bad input line or an input shaped like another kind'
 complete -c docdex -n '__fish_seen_subcommand_from sample' -l stats -d 'print what was read and written to stderr'
+complete -c docdex -n '__fish_seen_subcommand_from sample' -l no-readahead -d 'do not read the documents of the next batch ahead'
 complete -c docdex -n '__fish_seen_subcommand_from sample' -s h -l help -d 'show the usage and options'
 
 # docdex bench: a corpus or index, one at most (without one, a synthetic
