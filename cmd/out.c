@@ -94,13 +94,24 @@ int out_close(out *o)
 	return o->error ? -1 : 0;
 }
 
+/* The first tab, LF or CR in [p, end), or end: three memchr, each over
+ * what the one before left, run faster than a loop over the bytes. */
+static const char *tsv_special(const char *p, const char *end)
+{
+	static const char special[] = "\t\n\r";
+	for (const char *c = special; *c; c++) {
+		const char *q = memchr(p, *c, (size_t)(end - p));
+		if (q)
+			end = q;
+	}
+	return end;
+}
+
 int out_tsv_field(out *o, const char *p, size_t n)
 {
 	const char *end = p + n;
 	while (p < end) {
-		const char *q = p;
-		while (q < end && *q != '\t' && *q != '\n' && *q != '\r')
-			q++;
+		const char *q = tsv_special(p, end);
 		if (out_write(o, p, (size_t)(q - p)) < 0)
 			return -1;
 		if (q < end && out_char(o, ' ') < 0)

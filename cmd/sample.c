@@ -496,6 +496,10 @@ static int check_inputs(const sample_args *a)
 		return cli_usage_error("sample", "give --qrels (with --run, --random or both) or --triples", NULL);
 	if (so->qrels && !so->run && !so->random)
 		return cli_usage_error("sample", "no negatives: give --run, --random or both", NULL);
+	if (!so->run && (so->depth_from > 1 || so->margin_kind != DX_MARGIN_NONE ||
+	                 so->weights != DX_WEIGHTS_UNIFORM))
+		return cli_usage_error("sample", "--depth A-B, --margin and --weights choose among a run's "
+		                                 "documents: give --run", NULL);
 	if (so->count && so->epochs)
 		return cli_usage_error("sample", "give --count or --epochs, not both", NULL);
 	return 0;

