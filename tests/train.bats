@@ -122,6 +122,10 @@ setup_corpus() {
 for l in open("k"):
     n = json.loads(l)["neg_id"]
     assert len(set(n)) == 5, n'
+	# They choose among a run's documents: without one, a usage error.
+	run --separate-stderr dx sample --queries q.tsv --qrels qrels --random --weights rank --count 5 c.tsv
+	status_is 2
+	equals "$stderr" "docdex sample: --depth A-B, --margin and --weights choose among a run's documents: give --run (see docdex sample --help)"
 	# An MS MARCO run has no scores for a margin.
 	awk '{ print $1 "\t" $3 "\t" $4 }' run > run.ms
 	run --separate-stderr dx sample --queries q.tsv --qrels qrels --run run.ms --margin 1 --count 5 c.tsv
