@@ -7,13 +7,6 @@
 #include "docdex.h"
 #include "unit.h"
 
-static void write_file(const char *name, const char *data, size_t n)
-{
-	FILE *f = fopen(path(name), "wb");
-	CHECK(f && fwrite(data, 1, n, f) == n);
-	fclose(f);
-}
-
 static int build(const char *name, const dx_build_opts *o, dx_build_report *rep, dx_err *err)
 {
 	const char *files[] = { path(name) };
@@ -56,7 +49,7 @@ static void roundtrip(void)
 	const char *ids[] = { "D1", "D22", "msmarco_doc_00_0", "a#b:c<d>", "5" };
 	const char *lines[] = { "D1\tone", "D22\ttwo", "msmarco_doc_00_0\tthree", "a#b:c<d>\tfour", "5\tfive" };
 	const char *data = "D1\tone\nD22\ttwo\r\nmsmarco_doc_00_0\tthree\n\na#b:c<d>\tfour\n5\tfive";
-	write_file("r.tsv", data, strlen(data));
+	unit_write("r.tsv", data, strlen(data));
 	dx_build_opts o;
 	dx_build_opts_init(&o);
 	dx_build_report rep;
@@ -84,7 +77,7 @@ static void sequential(void)
 	dx_build_opts_init(&o);
 	dx_build_report rep;
 	dx_err err = { 0 };
-	write_file("s.tsv", data, n);
+	unit_write("s.tsv", data, n);
 	CHECK(build("s.tsv", &o, &rep, &err) == 0);
 	CHECK_EQ(rep.id_kind, DX_ID_HASH);
 	check_lines("s.tsv", ids, lines, 40);
@@ -93,7 +86,7 @@ static void sequential(void)
 	n = 0;
 	for (int i = 0; i < 37; i++)
 		n += (size_t)snprintf(data + n, sizeof data - n, "%s\n", linebuf[i]);
-	write_file("s2.tsv", data, n);
+	unit_write("s2.tsv", data, n);
 	CHECK(build("s2.tsv", &o, &rep, &err) == 0);
 	CHECK_EQ(rep.id_kind, DX_ID_SEQUENTIAL);
 	check_lines("s2.tsv", ids, lines, 37);
@@ -107,7 +100,7 @@ static void sequential(void)
 
 static void duplicates(void)
 {
-	write_file("d.tsv", "a\t1\nb\t2\na\t3\n", 12);
+	unit_write("d.tsv", "a\t1\nb\t2\na\t3\n", 12);
 	dx_build_opts o;
 	dx_build_opts_init(&o);
 	dx_build_report rep;
@@ -138,7 +131,7 @@ static void long_record(void)
 	memset(data + n, 'y', big);
 	n += big;
 	n += (size_t)sprintf(data + n, "\nafter\tz\n");
-	write_file("l.tsv", data, n);
+	unit_write("l.tsv", data, n);
 	dx_build_opts o;
 	dx_build_opts_init(&o);
 	dx_err err = { 0 };
@@ -167,7 +160,7 @@ static void damage(void)
 	size_t n = 0;
 	for (int i = 0; i < 100; i++)
 		n += (size_t)snprintf(data + n, sizeof data - n, "id%d\ttext of %d\n", i * 7, i);
-	write_file("x.tsv", data, n);
+	unit_write("x.tsv", data, n);
 	dx_build_opts o;
 	dx_build_opts_init(&o);
 	dx_err err = { 0 };
@@ -219,7 +212,7 @@ static void damage(void)
 /* A changed corpus is refused, whatever changed. */
 static void stale(void)
 {
-	write_file("st.tsv", "a\tone\nb\ttwo\n", 12);
+	unit_write("st.tsv", "a\tone\nb\ttwo\n", 12);
 	dx_build_opts o;
 	dx_build_opts_init(&o);
 	dx_err err = { 0 };
@@ -227,12 +220,12 @@ static void stale(void)
 	struct stat st;
 	stat(path("st.tsv"), &st);
 	/* Same size and mtime, other bytes: the fingerprint tells. */
-	write_file("st.tsv", "a\tONE\nb\ttwo\n", 12);
+	unit_write("st.tsv", "a\tONE\nb\ttwo\n", 12);
 	struct timespec times[2] = { st.st_atim, st.st_mtim };
 	utimensat(AT_FDCWD, path("st.tsv"), times, 0);
 	dx_corpus *c = dx_corpus_open(path("st.tsv"), &err);
 	CHECK(c == NULL && err.code == DX_ESTALE && strstr(err.what, "contents"));
-	write_file("st.tsv", "a\tone\nb\ttwo\nc\tthree\n", 20);
+	unit_write("st.tsv", "a\tone\nb\ttwo\nc\tthree\n", 20);
 	c = dx_corpus_open(path("st.tsv"), &err);
 	CHECK(c == NULL && err.code == DX_ESTALE && strstr(err.what, "size"));
 	unlink(path("st.tsv"));

@@ -24,14 +24,6 @@ static int is_tmpfs(const char *p)
 	return statfs(p, &st) == 0 && ((unsigned long)st.f_type & 0xFFFFFFFFul) == TMPFS_MAGIC_;
 }
 
-static void write_file(const char *name, const char *data, size_t n)
-{
-	FILE *f = fopen(path(name), "wb");
-	CHECK(f && fwrite(data, 1, n, f) == n);
-	if (f)
-		fclose(f);
-}
-
 static uint64_t file_size(const char *p)
 {
 	struct stat st;
@@ -452,7 +444,7 @@ static void page_cache(void)
 	CHECK(dxb_cache_resident(path("cache.bin"), &f, &err) == 0);
 	CHECK(f >= 0 && f <= 1);
 
-	write_file("empty", "", 0);
+	unit_write("empty", "", 0);
 	f = -1;
 	CHECK(dxb_cache_resident(path("empty"), &f, &err) == 0);
 	CHECK(f == 1);

@@ -10,16 +10,6 @@
 #include "sample.h"
 #include "unit.h"
 
-static void write_file(const char *name, const char *text)
-{
-	FILE *f = fopen(path(name), "w");
-	CHECK(f != NULL);
-	if (!f)
-		return;
-	fputs(text, f);
-	fclose(f);
-}
-
 /* A TSV corpus of the given ids, indexed, opened. */
 static dx_corpus *corpus(const char *ids)
 {
@@ -31,7 +21,7 @@ static dx_corpus *corpus(const char *ids)
 		size_t n = strlen(tsv);
 		snprintf(tsv + n, sizeof tsv - n, "%.*s\ttext of %.*s\n", (int)(sp - p), p, (int)(sp - p), p);
 	}
-	write_file("c.tsv", tsv);
+	unit_write_text("c.tsv", tsv);
 	const char *files[1] = { path("c.tsv") };
 	char index[600];
 	snprintf(index, sizeof index, "%s.ddx", files[0]);
@@ -69,13 +59,13 @@ static const char *candidates(dx_sampler *s, const char *qid)
 static void depth_counts_missing(void)
 {
 	dx_corpus *c = corpus("d1 d3 p");
-	write_file("q.tsv", "q\tquery\nr\tother\n");
-	write_file("qrels", "q 0 p 1\nr 0 p 1\n");
+	unit_write_text("q.tsv", "q\tquery\nr\tother\n");
+	unit_write_text("qrels", "q 0 p 1\nr 0 p 1\n");
 	/* A query at a time, and the same lines with the queries split
 	 * (read twice): the same candidates, the same count and line. */
-	write_file("run", "q Q0 d1 1 3 t\nq Q0 d2 2 2 t\nq Q0 d3 3 1 t\nr Q0 d3 1 9 t\n");
-	write_file("run.split", "q Q0 d1 1 3 t\nr Q0 d3 1 9 t\nq Q0 d2 2 2 t\nq Q0 d3 3 1 t\n");
-	write_file("run.ms", "q\td1\t1\nq\td2\t2\nq\td3\t3\nr\td3\t1\n");
+	unit_write_text("run", "q Q0 d1 1 3 t\nq Q0 d2 2 2 t\nq Q0 d3 3 1 t\nr Q0 d3 1 9 t\n");
+	unit_write_text("run.split", "q Q0 d1 1 3 t\nr Q0 d3 1 9 t\nq Q0 d2 2 2 t\nq Q0 d3 3 1 t\n");
+	unit_write_text("run.ms", "q\td1\t1\nq\td2\t2\nq\td3\t3\nr\td3\t1\n");
 	const char *runs[3] = { "run", "run.split", "run.ms" };
 	const char *lines[3] = { "run:2", "run.split:3", "run.ms:2" };
 	for (int i = 0; i < 3; i++) {
@@ -121,7 +111,7 @@ static void depth_counts_missing(void)
 		CHECK(strrchr(err.subject, '/') && strcmp(strrchr(err.subject, '/') + 1, lines[i]) == 0);
 	}
 	/* Below the top K, a missing document is not counted at all. */
-	write_file("run.deep", "q Q0 d1 1 3 t\nq Q0 d3 2 2 t\nq Q0 d2 3 1 t\n");
+	unit_write_text("run.deep", "q Q0 d1 1 3 t\nq Q0 d3 2 2 t\nq Q0 d2 3 1 t\n");
 	dx_sample_opts o;
 	dx_sample_opts_init(&o);
 	o.queries = path("q.tsv");
@@ -171,9 +161,9 @@ static void without_corpus(void)
 {
 	/* Corpus order unlike the order the inputs name the ids in. */
 	dx_corpus *c = corpus("z9 a1 m5 b2 y8 c3 p1 p2 p3");
-	write_file("q2.tsv", "2\ttwo\n1\tone\n");
-	write_file("qrels2", "1 0 p1 1\n2 0 p2 1\n1 0 p3 1\n2 0 z9 0\n");
-	write_file("run2", "2 Q0 z9 1 5 t\n2 Q0 a1 2 4 t\n2 Q0 m5 3 3 t\n"
+	unit_write_text("q2.tsv", "2\ttwo\n1\tone\n");
+	unit_write_text("qrels2", "1 0 p1 1\n2 0 p2 1\n1 0 p3 1\n2 0 z9 0\n");
+	unit_write_text("run2", "2 Q0 z9 1 5 t\n2 Q0 a1 2 4 t\n2 Q0 m5 3 3 t\n"
 	                   "1 Q0 b2 1 5 t\n1 Q0 y8 2 4 t\n1 Q0 c3 3 3 t\n1 Q0 p1 4 2 t\n");
 	dx_sample_opts o;
 	dx_sample_opts_init(&o);
@@ -207,8 +197,8 @@ static void without_corpus(void)
 static void report_on_failure(void)
 {
 	dx_corpus *c = corpus("a b");
-	write_file("q3.tsv", "1\tone\n");
-	write_file("qrels3", "1 0 nope 1\n2 0 a 1\n");
+	unit_write_text("q3.tsv", "1\tone\n");
+	unit_write_text("qrels3", "1 0 nope 1\n2 0 a 1\n");
 	dx_sample_report rep;
 	memset(&rep, 0xff, sizeof rep);
 	dx_sample_opts o;
@@ -246,8 +236,8 @@ static int cancel_all(void *ctx, uint64_t done, uint64_t total)
 static void triples_end(void)
 {
 	dx_corpus *c = corpus("a b");
-	write_file("q4.tsv", "1\tone\n");
-	write_file("bad.tsv", "1\ta\tx\n1\tx\tb\n1\tb\ty\n");
+	unit_write_text("q4.tsv", "1\tone\n");
+	unit_write_text("bad.tsv", "1\ta\tx\n1\tx\tb\n1\tb\ty\n");
 	for (uint64_t rank = 0; rank < 2; rank++) {
 		dx_sample_opts o;
 		dx_sample_opts_init(&o);
@@ -270,7 +260,7 @@ static void triples_end(void)
 		dx_sampler_close(s);
 	}
 	/* One good line, the first: shard 1 has none and that is no error. */
-	write_file("one.tsv", "1\ta\tb\n1\tx\tb\n1\tb\ty\n");
+	unit_write_text("one.tsv", "1\ta\tb\n1\tx\tb\n1\tb\ty\n");
 	dx_sample_opts o;
 	dx_sample_opts_init(&o);
 	o.queries = path("q4.tsv");
@@ -321,7 +311,7 @@ static void triples_end(void)
 static const char *shape_of(int input, const char *text, unsigned negatives)
 {
 	static char out[600];
-	write_file("shape", text);
+	unit_write_text("shape", text);
 	dx_sample_opts o;
 	dx_sample_opts_init(&o);
 	o.negatives = negatives;

@@ -9,16 +9,6 @@
 #include "sample.h"
 #include "unit.h"
 
-static void write_file(const char *name, const char *text)
-{
-	FILE *f = fopen(path(name), "w");
-	CHECK(f != NULL);
-	if (!f)
-		return;
-	fputs(text, f);
-	fclose(f);
-}
-
 /* One triple as the tests compare them. */
 typedef struct drawn {
 	uint64_t n, epoch;
@@ -75,8 +65,8 @@ static dx_sample_opts inputs(void)
 			snprintf(run + at, sizeof run - at, "q%d Q0 d%d_%d %d %d t\n", q, q, d, d, 100 - d);
 		}
 	}
-	write_file("qrels", qrels);
-	write_file("run", run);
+	unit_write_text("qrels", qrels);
+	unit_write_text("run", run);
 	dx_sample_opts o;
 	dx_sample_opts_init(&o);
 	o.qrels = qrels_path;
@@ -236,13 +226,13 @@ static void depth_range_and_ties(void)
 	o.depth = 4;
 	o.depth_from = 3;
 	CHECK(strcmp(candidates(&o, "q1"), "d1_3 d1_4") == 0);
-	write_file("qrels", "q 0 p 1\n");
-	write_file("run", "q Q0 c 3 1 t\nq Q0 a 1 1 t\nq Q0 b 2 1 t\nq Q0 x 9 1 t\nq Q0 y 9 1 t\n");
+	unit_write_text("qrels", "q 0 p 1\n");
+	unit_write_text("run", "q Q0 c 3 1 t\nq Q0 a 1 1 t\nq Q0 b 2 1 t\nq Q0 x 9 1 t\nq Q0 y 9 1 t\n");
 	o.depth = o.depth_from = 0;
 	char first[512];
 	snprintf(first, sizeof first, "%s", candidates(&o, "q"));
 	CHECK(strncmp(first, "a b c ", 6) == 0);
-	write_file("run", "q Q0 y 9 1 t\nq Q0 b 2 1 t\nq Q0 x 9 1 t\nq Q0 c 3 1 t\nq Q0 a 1 1 t\n");
+	unit_write_text("run", "q Q0 y 9 1 t\nq Q0 b 2 1 t\nq Q0 x 9 1 t\nq Q0 c 3 1 t\nq Q0 a 1 1 t\n");
 	CHECK(strcmp(candidates(&o, "q"), first) == 0);
 }
 
@@ -250,8 +240,8 @@ static void depth_range_and_ties(void)
 static void margins_and_weights(void)
 {
 	static drawn all[MAX];
-	write_file("qrels", "q 0 p 1\n");
-	write_file("run", "q Q0 d1 1 5 t\nq Q0 d2 2 3.5 t\nq Q0 p 3 3 t\nq Q0 d3 4 2.9 t\nq Q0 d4 5 1 t\n");
+	unit_write_text("qrels", "q 0 p 1\n");
+	unit_write_text("run", "q Q0 d1 1 5 t\nq Q0 d2 2 3.5 t\nq Q0 p 3 3 t\nq Q0 d3 4 2.9 t\nq Q0 d4 5 1 t\n");
 	dx_sample_opts o;
 	dx_sample_opts_init(&o);
 	o.qrels = qrels_path;
@@ -286,7 +276,7 @@ static void margins_and_weights(void)
 	}
 	CHECK(d1 > 3 * d4 && d4 > 0);
 	/* An MS MARCO run has no scores for a margin. */
-	write_file("run", "q\td1\t1\n");
+	unit_write_text("run", "q\td1\t1\n");
 	o.weights = DX_WEIGHTS_UNIFORM;
 	o.margin_kind = DX_MARGIN_SCORE;
 	dx_err err = { 0 };

@@ -65,6 +65,21 @@ static inline const char *path(const char *name)
 	return p[i];
 }
 
+/* Writes n bytes to unit_dir/name. */
+static inline void unit_write(const char *name, const void *data, size_t n)
+{
+	FILE *f = fopen(path(name), "wb");
+	CHECK(f && fwrite(data, 1, n, f) == n);
+	if (f)
+		fclose(f);
+}
+
+/* The same for a C string. */
+static inline void unit_write_text(const char *name, const char *text)
+{
+	unit_write(name, text, strlen(text));
+}
+
 #define UNIT_DONE()                                                                   \
 	do {                                                                          \
 		if (unit_failures)                                                    \
