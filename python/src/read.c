@@ -271,6 +271,12 @@ PyObject *corpus_get_many_positions(CorpusObject *self, PyObject *args, PyObject
 
 PyObject *corpus_item(CorpusObject *self, Py_ssize_t i)
 {
+	/* The sequence protocol has added len(c) to a negative i already: one
+	 * still negative was before the first record. */
+	if (i < 0) {
+		PyErr_Format(PyExc_IndexError, "docdex.Corpus position out of range");
+		return NULL;
+	}
 	PyObject *v = PyLong_FromSsize_t(i);
 	if (!v)
 		return NULL;
