@@ -16,6 +16,10 @@
 #                        library (shared, static, docdex.h, docdex.pc):
 #                        PREFIX=/usr/local, LIBDIR, INCLUDEDIR, PKGCONFIGDIR,
 #                        DESTDIR honoured; make uninstall removes them
+#   make python          the Python package's C extension, built in place in
+#                        python/docdex (PYTHON=/usr/bin/python3, with its
+#                        python3-dev and python3-setuptools; offline)
+#   make python-check    its tests: PYTHON -m pytest -q python/tests
 #   make DEV=1           warnings are errors
 #
 # A build with other flags goes to its own directory: B=build/asan holds the
@@ -235,6 +239,17 @@ valgrind:
 	        echo "valgrind: $$f"; head -n 60 "$$f"; st=1; done; \
 	    exit $$st
 
+# The Python package: docdex._docdex links lib/libdocdex.a statically.
+# Debian's interpreter by default, whose python3-dev and python3-setuptools
+# build it without the network.
+PYTHON ?= /usr/bin/python3
+python: $(LIBDX)
+	cd python && $(PYTHON) setup.py -q build_ext --inplace
+
+# The tests compare with what docdex get prints.
+python-check: python $(DOCDEX)
+	DOCDEX=$(abspath $(DOCDEX)) $(PYTHON) -m pytest -q python/tests
+
 demo: all
 	sh tests/demo.sh $(abspath $(DOCDEX)) $(abspath $(SYNTH))
 
@@ -278,8 +293,9 @@ uninstall:
 
 clean:
 	rm -rf build docdex lib/libdocdex.a lib/libdocdex.so* bench/libdxbench.a tests/dx-synth \
-	    tests/ddx-poke
+	    tests/ddx-poke python/build python/docdex/_docdex*.so
 
-.PHONY: all unit replay check fuzz fuzz-run asan tsan valgrind demo bench install uninstall clean
+.PHONY: all unit replay check fuzz fuzz-run asan tsan valgrind demo bench install uninstall clean \
+        python python-check
 .SUFFIXES:
 .SECONDARY:

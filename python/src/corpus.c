@@ -1,0 +1,328 @@
+/* corpus.c: docdex.Corpus, opening, closing, pickling and locking. */
+#include "pydocdex.h"
+
+int corpus_enter(CorpusObject *self)
+{
+	/* Waiting with the GIL held would stall every thread and deadlock
+	 * with the holder, which takes the GIL back before it lets go. */
+	if (!PyThread_acquire_lock(self->lock, NOWAIT_LOCK)) {
+		Py_BEGIN_ALLOW_THREADS
+		PyThread_acquire_lock(self->lock, WAIT_LOCK);
+		Py_END_ALLOW_THREADS
+	}
+	if (self->c)
+		return 0;
+	PyThread_release_lock(self->lock);
+	if (self->dead)
+		PyErr_SetObject(DxError, self->dead);
+	else
+		PyErr_SetString(PyExc_ValueError, "I/O operation on a closed docdex.Corpus");
+	return -1;
+}
+
+void corpus_failed(CorpusObject *self, const dx_err *err)
+{
+	if (err->code != DX_ESTALE || self->dead)
+		return;
+	char msg[1600];
+	dx_describe(err, msg, sizeof msg);
+	self->dead = PyUnicode_DecodeUTF8(msg, strlen(msg), "surrogateescape");
+	if (!self->dead)
+		PyErr_Clear();
+	dx_fields_free(self->fields);
+	self->fields = NULL;
+	dx_corpus_close(self->c);
+	self->c = NULL;
+}
+
+PyObject *text_object(const char *s, size_t n, int as_bytes)
+{
+	if (as_bytes)
+		return PyBytes_FromStringAndSize(s, (Py_ssize_t)n);
+	return PyUnicode_DecodeUTF8(s, (Py_ssize_t)n, "surrogateescape");
+}
+
+PyObject *id_bytes(PyObject *id)
+{
+	if (PyBytes_Check(id)) {
+		Py_INCREF(id);
+		return id;
+	}
+	if (PyUnicode_Check(id))
+		return PyUnicode_AsEncodedString(id, "utf-8", "surrogateescape");
+	PyErr_Format(PyExc_TypeError, "a document id is str or bytes, not %.100s",
+	             Py_TYPE(id)->tp_name);
+	return NULL;
+}
+
+static int corpus_init(CorpusObject *self, PyObject *args, PyObject *kw)
+{
+	static char *kwlist[] = { "path", "field", "bytes", NULL };
+	PyObject *path = NULL, *field = Py_None, *fsbytes = NULL;
+	int as_bytes = 0;
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O$p:Corpus", kwlist, &path, &field, &as_bytes))
+		return -1;
+	if (self->c || self->path) {
+		PyErr_SetString(PyExc_RuntimeError, "docdex.Corpus is already open");
+		return -1;
+	}
+	if (field != Py_None && !PyUnicode_Check(field)) {
+		PyErr_SetString(PyExc_TypeError, "field is a str such as \"title,body\", or None");
+		return -1;
+	}
+	PyObject *fspath = PyOS_FSPath(path);
+	if (!fspath)
+		return -1;
+	if (!PyUnicode_FSConverter(fspath, &fsbytes)) {
+		Py_DECREF(fspath);
+		return -1;
+	}
+	const char *spec = NULL;
+	if (field != Py_None && !(spec = PyUnicode_AsUTF8(field))) {
+		Py_DECREF(fspath);
+		Py_DECREF(fsbytes);
+		return -1;
+	}
+	dx_err err = { 0 };
+	dx_corpus *c;
+	dx_fields *f = NULL;
+	const char *p = PyBytes_AS_STRING(fsbytes);
+	/* Opening checks every source's fingerprint: reads, so no GIL. */
+	Py_BEGIN_ALLOW_THREADS
+	c = dx_corpus_open(p, &err);
+	if (c && spec && !(f = dx_fields_parse(c, spec, &err))) {
+		dx_corpus_close(c);
+		c = NULL;
+	}
+	Py_END_ALLOW_THREADS
+	Py_DECREF(fsbytes);
+	if (!c) {
+		Py_DECREF(fspath);
+		dx_py_raise(&err);
+		return -1;
+	}
+	self->c = c;
+	self->fields = f;
+	self->path = fspath;
+	Py_INCREF(field);
+	self->field = field;
+	self->as_bytes = as_bytes;
+	return 0;
+}
+
+static PyObject *corpus_new(PyTypeObject *type, PyObject *args, PyObject *kw)
+{
+	(void)args;
+	(void)kw;
+	CorpusObject *self = (CorpusObject *)type->tp_alloc(type, 0);
+	if (!self)
+		return NULL;
+	if (!(self->lock = PyThread_allocate_lock())) {
+		Py_DECREF(self);
+		return PyErr_NoMemory();
+	}
+	return (PyObject *)self;
+}
+
+static void corpus_dealloc(CorpusObject *self)
+{
+	dx_fields_free(self->fields);
+	dx_corpus_close(self->c);
+	if (self->lock)
+		PyThread_free_lock(self->lock);
+	Py_XDECREF(self->path);
+	Py_XDECREF(self->field);
+	Py_XDECREF(self->dead);
+	Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyObject *corpus_close(CorpusObject *self, PyObject *unused)
+{
+	(void)unused;
+	/* Waits for a read in another thread to end. */
+	if (!PyThread_acquire_lock(self->lock, NOWAIT_LOCK)) {
+		Py_BEGIN_ALLOW_THREADS
+		PyThread_acquire_lock(self->lock, WAIT_LOCK);
+		Py_END_ALLOW_THREADS
+	}
+	dx_fields_free(self->fields);
+	self->fields = NULL;
+	dx_corpus_close(self->c);
+	self->c = NULL;
+	PyThread_release_lock(self->lock);
+	Py_RETURN_NONE;
+}
+
+static PyObject *corpus_enter_ctx(CorpusObject *self, PyObject *unused)
+{
+	(void)unused;
+	if (!self->c && corpus_enter(self) < 0)
+		return NULL;
+	Py_INCREF(self);
+	return (PyObject *)self;
+}
+
+static PyObject *corpus_exit_ctx(CorpusObject *self, PyObject *args)
+{
+	(void)args;
+	return corpus_close(self, NULL);
+}
+
+/* Pickled as the arguments that open it again: each process that unpickles
+ * one (a DataLoader worker, forked or spawned) gets a handle of its own. */
+static PyObject *corpus_reduce(CorpusObject *self, PyObject *unused)
+{
+	(void)unused;
+	if (!self->path) {
+		PyErr_SetString(PyExc_ValueError, "docdex.Corpus was never opened");
+		return NULL;
+	}
+	PyObject *args = Py_BuildValue("(OO)", self->path, self->field);
+	PyObject *kw = Py_BuildValue("{s:O}", "bytes", self->as_bytes ? Py_True : Py_False);
+	PyObject *r = NULL;
+	/* copyreg.__newobj_ex__ is not needed: functools.partial carries the
+	 * keyword argument, and pickles by reference. */
+	PyObject *functools = PyImport_ImportModule("functools");
+	if (args && kw && functools) {
+		PyObject *partial = PyObject_GetAttrString(functools, "partial");
+		if (partial) {
+			PyObject *pargs = Py_BuildValue("(O)", (PyObject *)Py_TYPE(self));
+			PyObject *fn = pargs ? PyObject_Call(partial, pargs, kw) : NULL;
+			if (fn)
+				r = Py_BuildValue("(OO)", fn, args);
+			Py_XDECREF(fn);
+			Py_XDECREF(pargs);
+			Py_DECREF(partial);
+		}
+	}
+	Py_XDECREF(functools);
+	Py_XDECREF(args);
+	Py_XDECREF(kw);
+	return r;
+}
+
+static Py_ssize_t corpus_len(CorpusObject *self)
+{
+	if (corpus_enter(self) < 0)
+		return -1;
+	uint64_t n = dx_corpus_count(self->c);
+	PyThread_release_lock(self->lock);
+	return (Py_ssize_t)n;
+}
+
+static PyObject *corpus_repr(CorpusObject *self)
+{
+	if (!self->path)
+		return PyUnicode_FromString("<docdex.Corpus (not open)>");
+	return PyUnicode_FromFormat("<docdex.Corpus %R%s%s>", self->path,
+	                            self->c ? "" : " (closed)", self->as_bytes ? " bytes" : "");
+}
+
+static PyObject *get_closed(CorpusObject *self, void *unused)
+{
+	(void)unused;
+	return PyBool_FromLong(self->c == NULL);
+}
+
+static PyObject *get_bytes(CorpusObject *self, void *unused)
+{
+	(void)unused;
+	return PyBool_FromLong(self->as_bytes);
+}
+
+static PyObject *corpus_iter(PyObject *self)
+{
+	return corpus_ids((CorpusObject *)self, NULL);
+}
+
+static PyMethodDef corpus_methods[] = {
+	{ "get", (PyCFunction)(void (*)(void))corpus_get, METH_VARARGS | METH_KEYWORDS,
+	  "get(id, *, bytes=None) -> str | bytes\n\n"
+	  "The document with this id (str or bytes): the record as it is in the\n"
+	  "corpus, or its selected fields.  KeyError when no record has the id\n"
+	  "(unlike dict.get, there is no default).  bytes=True gives bytes,\n"
+	  "bytes=False str, None the corpus's default." },
+	{ "get_many", (PyCFunction)(void (*)(void))corpus_get_many, METH_VARARGS | METH_KEYWORDS,
+	  "get_many(ids, *, bytes=None) -> list\n\n"
+	  "The documents of these ids, in the order given, read in one call to\n"
+	  "the library: a gzip corpus decompresses each stretch once, in file\n"
+	  "order, and the GIL is let go meanwhile.  KeyError for the first id\n"
+	  "that no record has." },
+	{ "get_many_positions", (PyCFunction)(void (*)(void))corpus_get_many_positions,
+	  METH_VARARGS | METH_KEYWORDS,
+	  "get_many_positions(positions, *, bytes=None) -> list\n\n"
+	  "The documents at these 0-based positions in corpus order, as\n"
+	  "get_many reads them; negative positions count from the end.\n"
+	  "IndexError for a position out of range." },
+	{ "ids", (PyCFunction)corpus_ids, METH_NOARGS,
+	  "ids() -> iterator of str (bytes for a corpus opened with bytes=True)\n\n"
+	  "The ids of the records in corpus order; iter(corpus) gives the same." },
+	{ "close", (PyCFunction)corpus_close, METH_NOARGS,
+	  "close() -> None\n\nCloses the corpus (after a read under way in another thread\n"
+	  "ends); later calls raise ValueError.  Closing twice is harmless." },
+	{ "__enter__", (PyCFunction)corpus_enter_ctx, METH_NOARGS, "Returns the corpus." },
+	{ "__exit__", (PyCFunction)corpus_exit_ctx, METH_VARARGS, "Closes the corpus." },
+	{ "__reduce__", (PyCFunction)corpus_reduce, METH_NOARGS,
+	  "Pickles the corpus as its path, field and bytes: unpickling opens it again." },
+	{ NULL, NULL, 0, NULL },
+};
+
+static PyMemberDef corpus_members[] = {
+	{ "path", T_OBJECT, offsetof(CorpusObject, path), READONLY,
+	  "The path the corpus was opened with, as os.fspath gave it." },
+	{ "field", T_OBJECT, offsetof(CorpusObject, field), READONLY,
+	  "The field selection (\"title,body\"), or None for the whole record." },
+	{ NULL, 0, 0, 0, NULL },
+};
+
+static PyGetSetDef corpus_getset[] = {
+	{ "closed", (getter)get_closed, NULL, "Whether the corpus is closed.", NULL },
+	{ "bytes", (getter)get_bytes, NULL, "Whether documents and ids come as bytes by default.",
+	  NULL },
+	{ NULL, NULL, NULL, NULL, NULL },
+};
+
+static PySequenceMethods corpus_as_sequence = {
+	.sq_length = (lenfunc)corpus_len,
+	.sq_item = (ssizeargfunc)corpus_item,
+	.sq_contains = (objobjproc)corpus_contains,
+};
+
+static const char corpus_doc[] =
+	"Corpus(path, field=None, *, bytes=False)\n\n"
+	"Documents served out of an indexed corpus (TSV, JSONL or TREC; plain,\n"
+	"gzip or BGZF), opened through the corpus file (with its .ddx index\n"
+	"beside it, as `docdex index` writes it) or through the index itself.\n\n"
+	"field selects what a document is, as `docdex get --field` does: TSV\n"
+	"column numbers or names, JSON keys or TREC elements, separated by commas\n"
+	"and joined by a space (\"title,body\"); None gives the raw record.\n"
+	"Documents and ids come as str, decoded as UTF-8 with errors=\n"
+	"'surrogateescape' (str.encode('utf-8', 'surrogateescape') gives back the\n"
+	"exact bytes), or as bytes with bytes=True (per call: bytes= of get,\n"
+	"get_many and get_many_positions).\n\n"
+	"len(c) is the number of records, c[i] the record at position i (negative\n"
+	"positions count from the end), `id in c` tells whether an id is there,\n"
+	"iter(c) and c.ids() give the ids in corpus order.\n\n"
+	"Errors of the library (a missing file, a changed corpus, a damaged index,\n"
+	"a file cut short while open) raise docdex.Error.  A Corpus may be shared\n"
+	"by threads: calls on it take turns (a lock of its own), with the GIL let\n"
+	"go while the library reads.  A pickled Corpus opens its path again, so\n"
+	"each worker process gets a handle of its own; a Corpus inherited through\n"
+	"fork works too, as long as no thread was reading from it at the fork.";
+
+PyTypeObject CorpusType = {
+	PyVarObject_HEAD_INIT(NULL, 0)
+	.tp_name = "docdex.Corpus",
+	.tp_basicsize = sizeof(CorpusObject),
+	.tp_dealloc = (destructor)corpus_dealloc,
+	.tp_repr = (reprfunc)corpus_repr,
+	.tp_as_sequence = &corpus_as_sequence,
+	.tp_iter = corpus_iter,
+	.tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
+	.tp_doc = corpus_doc,
+	.tp_methods = corpus_methods,
+	.tp_members = corpus_members,
+	.tp_getset = corpus_getset,
+	.tp_init = (initproc)corpus_init,
+	.tp_new = corpus_new,
+};

@@ -1,0 +1,59 @@
+/* pydocdex.h: what the files of the extension docdex._docdex share. */
+#ifndef PYDOCDEX_H
+#define PYDOCDEX_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <pythread.h>
+#include <structmember.h>
+
+#include "docdex.h"
+
+/*
+ * A corpus opened for Python.  The library wants a handle used by one
+ * thread at a time, so every call on c holds lock; the GIL is let go while
+ * the library reads, so that other Python threads run meanwhile.
+ */
+typedef struct {
+	PyObject_HEAD
+	dx_corpus *c;           /* NULL once closed */
+	dx_fields *fields;      /* the field= selection, or NULL for the record */
+	PyObject *path;         /* str or bytes, as os.fspath gave it: for pickle */
+	PyObject *field;        /* str or None */
+	int as_bytes;           /* bytes rather than str by default */
+	PyThread_type_lock lock;
+	PyObject *dead;         /* the message of the error that ended c, or NULL */
+} CorpusObject;
+
+extern PyObject *DxError;
+extern PyTypeObject CorpusType;
+extern PyTypeObject IdIterType;
+
+/* Raises docdex.Error (MemoryError for DX_ENOMEM) for err; returns NULL. */
+PyObject *dx_py_raise(const dx_err *err);
+
+/* Takes the corpus's lock, letting go of the GIL while it waits, and
+ * checks that the corpus is open: 0, or -1 with an exception set (and the
+ * lock not held). */
+int corpus_enter(CorpusObject *self);
+/* After a failed call under the lock: a DX_ESTALE leaves the corpus good
+ * only for closing (a mapped file cut short), so it is closed here and
+ * later calls raise the same error.  Call with the lock held. */
+void corpus_failed(CorpusObject *self, const dx_err *err);
+
+/* Text of a record for Python: bytes, or str decoded as UTF-8 with
+ * surrogateescape (so that any bytes come back through str.encode). */
+PyObject *text_object(const char *s, size_t n, int as_bytes);
+/* An id given from Python (str or bytes) as a new bytes object, or NULL. */
+PyObject *id_bytes(PyObject *id);
+
+/* The reading methods of Corpus (read.c). */
+PyObject *corpus_get(CorpusObject *self, PyObject *args, PyObject *kw);
+PyObject *corpus_get_many(CorpusObject *self, PyObject *args, PyObject *kw);
+PyObject *corpus_get_many_positions(CorpusObject *self, PyObject *args, PyObject *kw);
+PyObject *corpus_item(CorpusObject *self, Py_ssize_t i);
+int corpus_contains(CorpusObject *self, PyObject *id);
+/* ids() and iter(c) (iter.c). */
+PyObject *corpus_ids(CorpusObject *self, PyObject *unused);
+
+#endif

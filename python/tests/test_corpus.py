@@ -1,0 +1,152 @@
+"""docdex.Corpus against `docdex get`, byte for byte, on every sample."""
+import os
+import random
+
+import pytest
+
+import docdex
+from conftest import run
+
+
+def cli_ids(docdex_bin, path):
+    """The ids in corpus order, as `docdex get --position --format tsv` gives them."""
+    n = 0
+    while run(docdex_bin, "get", "--position", path, str(n), check=False).returncode == 0:
+        n = n * 2 + 1 if n < 4096 else n + 1
+    lo, hi = n // 2, n  # the count lies in (lo, hi]: position lo exists, hi not
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if run(docdex_bin, "get", "--position", path, str(mid), check=False).returncode == 0:
+            lo = mid
+        else:
+            hi = mid
+    out = run(docdex_bin, "get", "--position", "--format", "tsv", path,
+              *map(str, range(hi))).stdout
+    return [line.split(b"\t", 1)[0] for line in out.split(b"\n")[:-1]]
+
+
+def cli_raw(docdex_bin, path, keys, field=None, position=False):
+    """What `docdex get` prints for keys: each record (or fields) and a newline."""
+    args = ["get"] + (["--field", field] if field else []) + (["--position"] if position else [])
+    return run(docdex_bin, *args, path, *keys).stdout
+
+
+def joined(texts):
+    return b"".join(t + b"\n" for t in texts)
+
+
+def test_len_ids(docdex_bin, sample):
+    _, path, _ = sample
+    want = cli_ids(docdex_bin, path)
+    with docdex.Corpus(path, bytes=True) as c:
+        assert len(c) == len(want)
+        assert list(c.ids()) == want
+        assert list(c) == want
+    with docdex.Corpus(path) as c:
+        assert list(c) == [i.decode() for i in want]
+        assert all(i.decode() in c for i in want)
+        assert "no such id" not in c and b"no such id" not in c
+
+
+def test_get_each(docdex_bin, sample):
+    _, path, _ = sample
+    with docdex.Corpus(path) as c:
+        ids = list(c)
+        got = [c.get(i, bytes=True) for i in ids]
+        assert joined(got) == cli_raw(docdex_bin, path, ids)
+        # str: the same bytes, decoded
+        assert [c.get(i) for i in ids] == [g.decode("utf-8", "surrogateescape") for g in got]
+        # ids as bytes find the same records
+        assert [c.get(i.encode(), bytes=True) for i in ids] == got
+
+
+def test_get_many(docdex_bin, sample):
+    _, path, _ = sample
+    with docdex.Corpus(path, bytes=True) as c:
+        ids = list(c)
+        order = ids[::-1] + ids[: len(ids) // 2] + ids[:1] * 3
+        random.Random(7).shuffle(order)
+        got = c.get_many(order)
+        assert isinstance(got, list) and len(got) == len(order)
+        assert joined(got) == cli_raw(docdex_bin, path, [i.decode() for i in order])
+        assert c.get_many(iter(order[:5])) == got[:5]  # any iterable
+        assert c.get_many([]) == []
+        assert c.get_many(order[:3], bytes=False) == [g.decode("utf-8", "surrogateescape") for g in got[:3]]
+
+
+def test_positions(docdex_bin, sample):
+    _, path, _ = sample
+    with docdex.Corpus(path, bytes=True) as c:
+        n = len(c)
+        pos = list(range(n)) + [n - 1, 0, n // 2]
+        random.Random(3).shuffle(pos)
+        want = cli_raw(docdex_bin, path, list(map(str, pos)), position=True)
+        assert joined(c.get_many_positions(pos)) == want
+        assert joined([c[p] for p in pos]) == want
+        assert c[-1] == c[n - 1] and c[-n] == c[0]
+        assert c.get_many_positions([-1, -n]) == [c[n - 1], c[0]]
+        assert c.get_many_positions([]) == []
+
+
+def test_fields(docdex_bin, sample):
+    _, path, field = sample
+    with docdex.Corpus(path, field=field, bytes=True) as c:
+        assert c.field == field
+        ids = list(c)
+        want = cli_raw(docdex_bin, path, [i.decode() for i in ids], field=field)
+        assert joined(c.get_many(ids)) == want
+        assert joined([c.get(i) for i in ids]) == want
+        pos = list(range(len(c)))[::-1]
+        assert joined(c.get_many_positions(pos)) == cli_raw(
+            docdex_bin, path, list(map(str, pos)), field=field, position=True)
+
+
+def test_tsv_columns_by_number(docdex_bin, samples):
+    path, _ = samples["tsv"]
+    with docdex.Corpus(path, field="2,1", bytes=True) as c:
+        ids = list(c)[:10]
+        assert joined(c.get_many(ids)) == cli_raw(
+            docdex_bin, path, [i.decode() for i in ids], field="2,1")
+
+
+def test_open_by_index(samples):
+    path, _ = samples["jsonl-bgzf"]
+    with docdex.Corpus(path) as a, docdex.Corpus(path + ".ddx") as b:
+        assert len(a) == len(b) and a[5] == b[5] and list(a) == list(b)
+
+
+def test_pathlike_and_attributes(samples):
+    import pathlib
+    path, _ = samples["tsv"]
+    c = docdex.Corpus(pathlib.Path(path))
+    assert c.path == path and c.field is None and c.bytes is False and not c.closed
+    assert isinstance(c[0], str) and isinstance(next(iter(c)), str)
+    assert path in repr(c)
+    c.close()
+    c.close()
+    assert c.closed
+    with pytest.raises(ValueError):
+        c[0]
+    with pytest.raises(ValueError):
+        len(c)
+    with pytest.raises(ValueError):
+        c.get("0")
+
+
+def test_surrogateescape(tmp_path, docdex_bin):
+    path = str(tmp_path / "latin1.tsv")
+    with open(path, "wb") as f:
+        f.write(b"1\tcaf\xe9 au lait\n2\tna\xefve\n")
+    run(docdex_bin, "index", "-q", path)
+    with docdex.Corpus(path, field="text") as c:
+        s = c.get("1")
+        assert s.encode("utf-8", "surrogateescape") == b"caf\xe9 au lait"
+        assert c.get("2", bytes=True) == b"na\xefve"
+
+
+def test_docstrings():
+    assert docdex.__doc__ and docdex.Corpus.__doc__ and docdex.Error.__doc__
+    for name in ("get", "get_many", "get_many_positions", "ids", "close", "__reduce__"):
+        assert getattr(docdex.Corpus, name).__doc__, name
+    assert docdex.__version__ == docdex.library_version
+    assert os.path.exists(os.path.join(os.path.dirname(docdex.__file__), "__init__.pyi"))

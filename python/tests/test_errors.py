@@ -1,0 +1,132 @@
+"""Errors: unknown ids, positions out of range, the library's errors, a
+corpus cut short under a reader (SIGBUS)."""
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+import docdex
+from conftest import DATA, PYTHON_DIR, run
+
+
+def test_key_error(samples):
+    path, _ = samples["jsonl"]
+    with docdex.Corpus(path) as c:
+        with pytest.raises(KeyError) as e:
+            c.get("no such id")
+        assert e.value.args == ("no such id",)
+        first = next(iter(c))
+        with pytest.raises(KeyError) as e:
+            c.get_many([first, b"missing", "other"])
+        assert e.value.args == (b"missing",)
+        with pytest.raises(TypeError):
+            c.get(3)
+        with pytest.raises(TypeError):
+            c.get_many("abc")
+        assert c.get(first)  # still usable
+
+
+def test_index_error(samples):
+    path, _ = samples["tsv-gzip"]
+    with docdex.Corpus(path) as c:
+        n = len(c)
+        for bad in (n, n + 1, -n - 1, 2**62):
+            with pytest.raises(IndexError):
+                c[bad]
+        with pytest.raises(IndexError):
+            c.get_many_positions([0, n])
+        with pytest.raises(IndexError):
+            c.get_many_positions([2**70])
+        with pytest.raises(TypeError):
+            c["0"]
+        assert c[n - 1]
+
+
+def cli_message(docdex_bin, path):
+    p = run(docdex_bin, "get", "--position", path, "0", check=False)
+    assert p.returncode != 0
+    return p.stderr.decode()
+
+
+def error_of(path, field=None):
+    """The docdex.Error that opening path and reading every record raises."""
+    with pytest.raises(docdex.Error) as e:
+        with docdex.Corpus(path, field=field) as c:
+            c.get_many_positions(range(len(c)))
+    return e.value
+
+
+def test_missing_file(tmp_path):
+    e = error_of(str(tmp_path / "nothing.tsv"))
+    assert isinstance(e, Exception) and e.code == docdex.ERR_SYS and e.errno == 2
+    assert "nothing.tsv" in str(e)
+
+
+def test_stale(tmp_path, docdex_bin):
+    path = str(tmp_path / "toy.tsv")
+    shutil.copyfile(os.path.join(DATA, "msmarco-passage-toy.tsv"), path)
+    run(docdex_bin, "index", "-q", path)
+    with open(path, "ab") as f:
+        f.write(b"100000\tadded after the index\n")
+    e = error_of(path)
+    assert e.code == docdex.ERR_STALE
+    assert cli_message(docdex_bin, path) == f"docdex get: {e}\n"
+
+
+def test_damaged_index(tmp_path, docdex_bin):
+    path = str(tmp_path / "beir.jsonl")
+    shutil.copyfile(os.path.join(DATA, "beir-msmarco-300.jsonl"), path)
+    run(docdex_bin, "index", "-q", path)
+    os.truncate(path + ".ddx", os.path.getsize(path + ".ddx") // 2)
+    e = error_of(path)
+    assert e.code in (docdex.ERR_CORRUPT, docdex.ERR_STALE)
+    assert cli_message(docdex_bin, path) == f"docdex get: {e}\n"
+
+
+def test_bad_field(samples):
+    path, _ = samples["tsv"]
+    with pytest.raises(docdex.Error) as e:
+        docdex.Corpus(path, field="nosuchcolumn")
+    assert e.value.code == docdex.ERR_INVAL
+    with pytest.raises(TypeError):
+        docdex.Corpus(path, field=3)
+
+
+SIGBUS_CHILD = r"""
+import os, sys
+sys.path.insert(0, sys.argv[1])
+import docdex
+path = sys.argv[2]
+c = docdex.Corpus(path, bytes=True)
+last = len(c) - 1
+before = c[0]
+os.truncate(path, 4096)
+try:
+    c[last]
+except docdex.Error as e:
+    assert e.code == docdex.ERR_STALE, e.code
+    print("error:", e)
+else:
+    raise SystemExit("no error")
+try:
+    c[0]
+except docdex.Error as e:
+    print("then:", e)
+print("alive")
+"""
+
+
+def test_sigbus(tmp_path, docdex_bin):
+    """A plain corpus cut short under an open Corpus: docdex.Error, and the
+    interpreter goes on (in a child, so that a failure cannot take pytest)."""
+    path = str(tmp_path / "beir.jsonl")
+    shutil.copyfile(os.path.join(DATA, "beir-msmarco-300.jsonl"), path)
+    run(docdex_bin, "index", "-q", path)
+    p = subprocess.run([sys.executable, "-c", SIGBUS_CHILD, PYTHON_DIR, path],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
+    out = p.stdout.decode()
+    assert p.returncode == 0, (p.returncode, out, p.stderr.decode())
+    assert "error: " in out and "could not be read where it was mapped" in out
+    assert "then: " in out and out.endswith("alive\n")
