@@ -185,7 +185,10 @@ replay: $(REPLAY_BIN)
 	    $(RUNNER) $(B)/tests/fuzz/replay/$$n $(FUZZ_INPUTS) || exit 1; done
 
 TEST_DOCDEX = $(if $(RUNNER),DX_RUNNER_PROGRAM=$(abspath $(DOCDEX)) DOCDEX=$(RUNNER),DOCDEX=$(abspath $(DOCDEX)))
-check: all unit replay $(POKE) $(FAIL_FORK)
+# The Python package's tests run with the plain build; the sanitizer
+# builds test the C code.
+PY_CHECK = $(if $(filter build,$(B)),python-check)
+check: all unit replay $(POKE) $(FAIL_FORK) $(PY_CHECK)
 	$(TEST_DOCDEX) DX_SYNTH=$(abspath $(SYNTH)) DX_POKE=$(abspath $(POKE)) DX_LIBSO=$(abspath $(LIBDX_SO)) \
 	    DOCDEX_FAKE_CUDART=$(abspath $(FAKE_CUDART)) DX_FAIL_FORK=$(abspath $(FAIL_FORK)) \
 	    DX_MAKE="$(MAKE)" DX_BUILD_DIR=$(B) DX_CC="$(CC)" DX_CFLAGS="$(CFLAGS)" DX_LDFLAGS="$(LDFLAGS)" \
