@@ -8,10 +8,15 @@ records by id or by position::
     with docdex.Corpus("collection.tsv", field="text") as c:
         print(len(c), c.get("7"), c[0], c.get_many(["3", "1"]))
 
-Errors of the library raise :class:`Error`.  The work is done by the C
+Training triples drawn from one, as ``docdex sample`` draws them, come
+from a :class:`Sampler`.  Errors of the library raise :class:`Error`.  The work is done by the C
 extension ``docdex._docdex`` over the docdex core library.
 """
+import collections
+import os
+
 from ._docdex import (
+    _Sampler,
     Corpus,
     Error,
     ERR_CANCELED,
@@ -33,6 +38,8 @@ from ._docdex import (
 __all__ = [
     "Corpus",
     "Error",
+    "Sampler",
+    "Triple",
     "ERR_CANCELED",
     "ERR_CORRUPT",
     "ERR_DUPID",
@@ -48,3 +55,202 @@ __all__ = [
     "__version__",
     "library_version",
 ]
+
+
+Triple = collections.namedtuple(
+    "Triple", ["n", "epoch", "qid", "query", "pos_id", "pos", "neg_ids", "negs"])
+Triple.__doc__ = """A training triple of a Sampler.
+
+n is its number in the whole (unsharded) sequence, epoch the pass over the
+pairs it belongs to; qid and query the query; pos_id and pos the positive's
+id and text; neg_ids and negs lists of the negatives' ids and texts.  The
+texts are None for a Sampler with ids_only=True."""
+
+_PAIRS = {"all": 0, "query": 1}
+_WEIGHTS = {"uniform": 0, "rank": 1}
+
+
+def _shard(rank, world_size):
+    """rank and world_size: given, else torch.distributed's when it is
+    initialised, else $RANK and $WORLD_SIZE, else 0 and 1."""
+    if rank is None or world_size is None:
+        dist_rank = dist_world = None
+        try:
+            import torch.distributed as dist
+            if dist.is_available() and dist.is_initialized():
+                dist_rank, dist_world = dist.get_rank(), dist.get_world_size()
+        except ImportError:
+            pass
+        if rank is None:
+            rank = dist_rank if dist_rank is not None else int(os.environ.get("RANK") or 0)
+        if world_size is None:
+            world_size = (dist_world if dist_world is not None
+                          else int(os.environ.get("WORLD_SIZE") or 1))
+    if world_size < 1 or not 0 <= rank < world_size:
+        raise ValueError(f"rank {rank} must be from 0 to world_size - 1 ({world_size})")
+    return rank, world_size
+
+
+def _margin(margin):
+    """(kind, value) of margin=: None, a score difference, or "P%"."""
+    if margin is None:
+        return 0, 0.0
+    if isinstance(margin, str):
+        text = margin.strip()
+        if text.endswith("%"):
+            value = float(text[:-1])
+            if not 0 <= value <= 100:
+                raise ValueError(f"bad margin {margin!r}: a percentage is 0 to 100")
+            return 2, value
+        margin = float(text)
+    value = float(margin)
+    if not value >= 0:
+        raise ValueError(f"bad margin {margin!r}: give a score difference >= 0")
+    return 1, value
+
+
+def _depth(depth):
+    """(depth, depth_from) of depth=: None, K or (A, B)."""
+    if depth is None:
+        return 0, 0
+    if isinstance(depth, int):
+        if depth < 1:
+            raise ValueError("depth is a number of run lines, at least 1")
+        return depth, 1
+    a, b = depth
+    if not 1 <= a <= b:
+        raise ValueError(f"bad depth {depth!r}: give places (A, B), 1 <= A <= B")
+    return int(b), int(a)
+
+
+class Sampler:
+    """Training triples drawn from an indexed corpus, as ``docdex sample``
+    draws them: the same options and seed give the same triples.
+
+    Sampler(corpus, *, queries=None, qrels=None, run=None, triples=None,
+    min_rel=1, depth=None, exclude_judged=False, random=False,
+    run_ratio=0.5, negatives=1, seed=0, count=None, epochs=None, rank=None,
+    world_size=None, start=0, drop_last=False, pairs="all", margin=None,
+    weights="uniform", field=None, ids_only=False, strict=False)
+
+    corpus is a Corpus (its path is opened again, for the sampler alone) or
+    a path; None with ids_only=True, which gives ids without texts and
+    checks no id.  The options are those of ``docdex sample``: depth is K
+    or places (A, B); margin a score difference or a str "P%"; pairs "all"
+    or "query"; weights "uniform" or "rank"; field the document fields
+    that make a text (default: the text, as docdex sample prints it).
+
+    Iterating yields :class:`Triple` objects of this shard: rank and
+    world_size default to torch.distributed's when it is initialised, else
+    to $RANK and $WORLD_SIZE, else to 0 and 1.  len(s) is the number of
+    triples of this shard from start (0 for a triples file without count,
+    whose length is not known in advance).
+
+    state_dict() says where to resume: start is the global triple number
+    after the triples yielded so far, start + k * world_size after k
+    triples here; that holds when every rank took the same number of steps,
+    as in DDP.  load_state_dict(d) opens the sampler again from there,
+    with any world size.
+    """
+
+    def __init__(self, corpus=None, *, queries=None, qrels=None, run=None, triples=None,
+                 min_rel=1, depth=None, exclude_judged=False, random=False, run_ratio=0.5,
+                 negatives=1, seed=0, count=None, epochs=None, rank=None, world_size=None,
+                 start=0, drop_last=False, pairs="all", margin=None, weights="uniform",
+                 field=None, ids_only=False, strict=False, batch_size=256):
+        if isinstance(corpus, Corpus):
+            if field is None and not ids_only:
+                field = corpus.field
+            corpus = corpus.path
+        if corpus is None and not ids_only:
+            raise ValueError("a corpus is needed for texts: give one, or ids_only=True")
+        if corpus is None and random:
+            raise ValueError("random draws from a corpus: give one")
+        if pairs not in _PAIRS:
+            raise ValueError(f"pairs is 'all' or 'query', not {pairs!r}")
+        if weights not in _WEIGHTS:
+            raise ValueError(f"weights is 'uniform' or 'rank', not {weights!r}")
+        if count is not None and epochs is not None:
+            raise ValueError("give count or epochs, not both")
+        rank, world_size = _shard(rank, world_size)
+        depth_to, depth_from = _depth(depth)
+        margin_kind, margin_value = _margin(margin)
+        self.ids_only = bool(ids_only)
+        self.batch_size = max(1, int(batch_size))
+        self._opts = dict(
+            corpus=corpus, queries=queries, qrels=qrels, run=run, triples=triples,
+            field=field, min_rel=float(min_rel), depth=depth_to, depth_from=depth_from,
+            exclude_judged=bool(exclude_judged), random=bool(random),
+            run_ratio=float(run_ratio), negatives=int(negatives), seed=int(seed),
+            count=int(count or 0), epochs=int(epochs or 0), rank=rank, world_size=world_size,
+            strict=bool(strict), pairs=_PAIRS[pairs], start=int(start),
+            drop_last=bool(drop_last), margin_kind=margin_kind, margin=margin_value,
+            weights=_WEIGHTS[weights])
+        self._open(int(start))
+
+    def _open(self, start):
+        """(Re)opens the C sampler at global triple start."""
+        old = getattr(self, "_s", None)
+        self._opts["start"] = start
+        self._s = _Sampler(**self._opts)
+        if old is not None:
+            old.close()
+        self._start = start
+        self._yielded = 0
+        self._buf = collections.deque()
+        self._report = self._s.report()
+
+    @property
+    def rank(self):
+        return self._opts["rank"]
+
+    @property
+    def world_size(self):
+        return self._opts["world_size"]
+
+    @property
+    def seed(self):
+        return self._opts["seed"]
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        if not self._buf:
+            batch = self._s.next_batch(self.batch_size)
+            if not batch:
+                raise StopIteration
+            self._buf.extend(batch)
+        self._yielded += 1
+        return Triple._make(self._buf.popleft())
+
+    def __len__(self):
+        return self._report["shard"]
+
+    def report(self):
+        """What was read and counted: queries, positives, pairs,
+        no_negative, run_entries, total, shard, per_epoch, and problems
+        (skipped input lines by kind)."""
+        return self._s.report()
+
+    def state_dict(self):
+        """{"start": the global triple number to resume at, "seed": ...,
+        "yielded": triples yielded here since start}.  Valid when every
+        rank took as many steps as this one."""
+        return {"start": self._start + self._yielded * self.world_size,
+                "seed": self.seed, "yielded": self._yielded}
+
+    def load_state_dict(self, state):
+        """Opens the sampler again at state["start"] (and its seed)."""
+        if "seed" in state:
+            self._opts["seed"] = int(state["seed"])
+        self._open(int(state["start"]))
+
+    def close(self):
+        self._s.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()

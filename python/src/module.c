@@ -66,7 +66,8 @@ PyMODINIT_FUNC PyInit__docdex(void)
 		             err.what);
 		return NULL;
 	}
-	if (PyType_Ready(&CorpusType) < 0 || PyType_Ready(&IdIterType) < 0)
+	if (PyType_Ready(&CorpusType) < 0 || PyType_Ready(&IdIterType) < 0 ||
+	    PyType_Ready(&SamplerType) < 0)
 		return NULL;
 	PyObject *m = PyModule_Create(&moduledef);
 	if (!m)
@@ -74,6 +75,7 @@ PyMODINIT_FUNC PyInit__docdex(void)
 	DxError = PyErr_NewExceptionWithDoc("docdex.Error", error_doc, PyExc_Exception, NULL);
 	if (!DxError || PyModule_AddObjectRef(m, "Error", DxError) < 0 ||
 	    PyModule_AddObjectRef(m, "Corpus", (PyObject *)&CorpusType) < 0 ||
+	    PyModule_AddObjectRef(m, "_Sampler", (PyObject *)&SamplerType) < 0 ||
 	    PyModule_AddStringConstant(m, "library_version", dx_version()) < 0 ||
 	    PyModule_AddStringConstant(m, "__version__", DX_VERSION) < 0 || add_codes(m) < 0) {
 		Py_DECREF(m);

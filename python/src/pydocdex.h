@@ -28,6 +28,7 @@ typedef struct {
 extern PyObject *DxError;
 extern PyTypeObject CorpusType;
 extern PyTypeObject IdIterType;
+extern PyTypeObject SamplerType; /* sampler.c */
 
 /* Raises docdex.Error (MemoryError for DX_ENOMEM) for err; returns NULL. */
 PyObject *dx_py_raise(const dx_err *err);

@@ -1,0 +1,444 @@
+/* sampler.c: docdex._docdex._Sampler, the C half of docdex.Sampler: a
+ * dx_sampler over a corpus of its own, drawn a batch at a time.  The
+ * Python half (docdex/__init__.py) reads the arguments, shards, counts
+ * what was yielded and resumes. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "pydocdex.h"
+
+typedef struct {
+	PyObject_HEAD
+	dx_corpus *c;           /* NULL: ids only */
+	dx_fields *fields;      /* what a document's text is */
+	dx_sampler *s;          /* NULL once closed */
+	unsigned k;             /* negatives per triple */
+	PyThread_type_lock lock; /* one call at a time on c and s */
+} SamplerObject;
+
+/* A batch being drawn: filled without the GIL, made into objects after. */
+typedef struct batch {
+	dx_triple *t;
+	uint64_t *neg, *pos;
+	dx_record *recs;
+	size_t n, got;
+	/* the strings of each triple, copied: ids then texts, per document */
+	char *buf;
+	size_t len, cap;
+	size_t *off;            /* string j is buf[off[j] .. off[j + 1]) */
+	size_t nstr;
+	int done;               /* the sampler has no more */
+	dx_err err;
+	int rc;
+} batch;
+
+static int reserve(batch *b, size_t n)
+{
+	if (b->cap - b->len >= n)
+		return 0;
+	size_t cap = b->cap ? b->cap : 4096;
+	while (cap - b->len < n)
+		cap *= 2;
+	char *p = realloc(b->buf, cap);
+	if (!p)
+		return -1;
+	b->buf = p;
+	b->cap = cap;
+	return 0;
+}
+
+static int add(batch *b, const char *s, size_t n)
+{
+	if (reserve(b, n) < 0)
+		return -1;
+	if (n)
+		memcpy(b->buf + b->len, s, n);
+	b->len += n;
+	b->off[++b->nstr] = b->len;
+	return 0;
+}
+
+static int nomem(batch *b)
+{
+	b->err = (dx_err){ .code = DX_ENOMEM };
+	snprintf(b->err.what, sizeof b->err.what, "out of memory");
+	return b->rc = DX_ENOMEM;
+}
+
+/* add for text that may lie in c's mapping: a file cut short under it
+ * fails the copy (DX_ESTALE) rather than the process.  0, or -1 with
+ * b->rc and b->err set. */
+static int add_guarded(dx_corpus *c, batch *b, const char *s, size_t n)
+{
+	if (reserve(b, n) < 0)
+		return nomem(b), -1;
+	dx_record r = { .data = s, .len = n, .stable = 1 };
+	int rc = dx_corpus_copy(c, &r, b->buf + b->len, &b->err);
+	if (rc < 0) {
+		b->rc = rc;
+		return -1;
+	}
+	b->len += n;
+	b->off[++b->nstr] = b->len;
+	return 0;
+}
+
+/* Strings per triple: qid, query, then an id and (with a corpus) a text
+ * for each document. */
+static size_t per_triple(const SamplerObject *self)
+{
+	return 2 + (size_t)(1 + self->k) * (self->c ? 2 : 1);
+}
+
+/* Under the sampler's lock, without the GIL. */
+static int draw(SamplerObject *self, batch *b)
+{
+	int r = 1;
+	while (b->got < b->n && (r = dx_sampler_next(self->s, &b->t[b->got], &b->err)) == 1)
+		b->got++;
+	if (r < 0)
+		return b->rc = r;
+	b->done = r == 0;
+	size_t per = 1 + self->k, m = 0;
+	for (size_t i = 0; i < b->got; i++) {
+		b->pos[m++] = b->t[i].pos;
+		for (unsigned j = 0; j < self->k; j++)
+			b->pos[m++] = b->t[i].neg[j];
+	}
+	if (self->c && m && ((r = dx_corpus_records(self->c, b->pos, m, b->recs, &b->err)) < 0 ||
+	                     (r = dx_corpus_check_ids(self->c, b->recs, m, &b->err)) < 0))
+		return b->rc = r;
+	b->off[0] = 0;
+	for (size_t i = 0; i < b->got; i++) {
+		const dx_triple *t = &b->t[i];
+		if (add(b, t->qid, t->qid_len) < 0 || add(b, t->query, t->query_len) < 0)
+			return nomem(b);
+		for (size_t d = 0; d < per; d++) {
+			const char *s;
+			size_t n;
+			/* A triple may hold fewer negatives than asked: empty. */
+			if (d > t->nneg) {
+				if (add(b, "", 0) < 0 || (self->c && add(b, "", 0) < 0))
+					return nomem(b);
+				continue;
+			}
+			if ((r = dx_sampler_doc_id(self->s, b->pos[i * per + d], &s, &n, &b->err)) < 0)
+				return b->rc = r;
+			if (add(b, s, n) < 0)
+				return nomem(b);
+			if (!self->c)
+				continue;
+			if ((r = dx_corpus_fields(self->c, self->fields, &b->recs[i * per + d], &s, &n,
+			                          &b->err)) < 0)
+				return b->rc = r;
+			/* The text may lie in the mapping: copied under the
+			 * guard, as read.c does. */
+			if (add_guarded(self->c, b, s, n) < 0)
+				return b->rc;
+		}
+	}
+	return 0;
+}
+
+static PyObject *str_at(const batch *b, size_t j)
+{
+	return PyUnicode_DecodeUTF8(b->buf + b->off[j], (Py_ssize_t)(b->off[j + 1] - b->off[j]),
+	                            "surrogateescape");
+}
+
+/* The tuple (n, epoch, qid, query, pos_id, pos, neg_ids, negs) of triple i. */
+static PyObject *triple_tuple(const SamplerObject *self, const batch *b, size_t i)
+{
+	size_t j = i * per_triple(self);
+	const dx_triple *t = &b->t[i];
+	int texts = self->c != NULL;
+	PyObject *ids = PyList_New(t->nneg), *negs = texts ? PyList_New(t->nneg) : Py_None;
+	if (!texts)
+		Py_INCREF(Py_None);
+	PyObject *qid = str_at(b, j), *query = str_at(b, j + 1);
+	PyObject *pid = str_at(b, j + 2), *ptext = texts ? str_at(b, j + 3) : (Py_INCREF(Py_None), Py_None);
+	PyObject *r = NULL;
+	if (!ids || !negs || !qid || !query || !pid || !ptext)
+		goto out;
+	size_t step = texts ? 2 : 1;
+	for (unsigned d = 0; d < t->nneg; d++) {
+		size_t at = j + 2 + step * (d + 1);
+		PyObject *id = str_at(b, at);
+		if (!id)
+			goto out;
+		PyList_SET_ITEM(ids, d, id);
+		if (texts) {
+			PyObject *tx = str_at(b, at + 1);
+			if (!tx)
+				goto out;
+			PyList_SET_ITEM(negs, d, tx);
+		}
+	}
+	r = Py_BuildValue("(KKOOOOOO)", (unsigned long long)t->n, (unsigned long long)t->epoch, qid,
+	                  query, pid, ptext, ids, negs);
+out:
+	Py_XDECREF(ids);
+	Py_XDECREF(negs);
+	Py_XDECREF(qid);
+	Py_XDECREF(query);
+	Py_XDECREF(pid);
+	Py_XDECREF(ptext);
+	return r;
+}
+
+static void batch_free(batch *b)
+{
+	free(b->t);
+	free(b->neg);
+	free(b->pos);
+	free(b->recs);
+	free(b->buf);
+	free(b->off);
+}
+
+static void sampler_lock(SamplerObject *self)
+{
+	if (!PyThread_acquire_lock(self->lock, NOWAIT_LOCK)) {
+		Py_BEGIN_ALLOW_THREADS
+		PyThread_acquire_lock(self->lock, WAIT_LOCK);
+		Py_END_ALLOW_THREADS
+	}
+}
+
+/* next_batch(n) -> list of up to n tuples; empty at the end. */
+static PyObject *sampler_next_batch(SamplerObject *self, PyObject *arg)
+{
+	Py_ssize_t want = PyLong_AsSsize_t(arg);
+	if (want < 0) {
+		if (!PyErr_Occurred())
+			PyErr_SetString(PyExc_ValueError, "a batch holds at least one triple");
+		return NULL;
+	}
+	if (want == 0)
+		want = 1;
+	batch b = { .n = (size_t)want };
+	size_t per = 1 + self->k;
+	b.t = calloc(b.n, sizeof *b.t);
+	b.neg = calloc(b.n * self->k, sizeof *b.neg);
+	b.pos = malloc(b.n * per * sizeof *b.pos);
+	b.recs = malloc(b.n * per * sizeof *b.recs);
+	b.off = malloc((b.n * per_triple(self) + 1) * sizeof *b.off);
+	if (!b.t || !b.neg || !b.pos || !b.recs || !b.off) {
+		batch_free(&b);
+		return PyErr_NoMemory();
+	}
+	for (size_t i = 0; i < b.n; i++)
+		b.t[i].neg = b.neg + i * self->k;
+	sampler_lock(self);
+	if (!self->s) {
+		PyThread_release_lock(self->lock);
+		batch_free(&b);
+		PyErr_SetString(PyExc_ValueError, "I/O operation on a closed docdex.Sampler");
+		return NULL;
+	}
+	Py_BEGIN_ALLOW_THREADS
+	draw(self, &b);
+	Py_END_ALLOW_THREADS
+	PyThread_release_lock(self->lock);
+	if (b.rc < 0) {
+		batch_free(&b);
+		return dx_py_raise(&b.err);
+	}
+	PyObject *list = PyList_New((Py_ssize_t)b.got);
+	for (size_t i = 0; list && i < b.got; i++) {
+		PyObject *t = triple_tuple(self, &b, i);
+		if (!t) {
+			Py_CLEAR(list);
+			break;
+		}
+		PyList_SET_ITEM(list, (Py_ssize_t)i, t);
+	}
+	batch_free(&b);
+	return list;
+}
+
+static PyObject *sampler_report(SamplerObject *self, PyObject *unused)
+{
+	(void)unused;
+	sampler_lock(self);
+	if (!self->s) {
+		PyThread_release_lock(self->lock);
+		PyErr_SetString(PyExc_ValueError, "I/O operation on a closed docdex.Sampler");
+		return NULL;
+	}
+	dx_sample_report r = *dx_sampler_report(self->s);
+	PyThread_release_lock(self->lock);
+	static const char *const kinds[DX_SP_KINDS] = {
+		[DX_SP_NO_TEXT] = "no_text", [DX_SP_UNKNOWN_ID] = "unknown_id",
+		[DX_SP_BAD_LINE] = "bad_line", [DX_SP_DUP_QUERY] = "dup_query",
+		[DX_SP_RUN_MISSING] = "run_missing",
+	};
+	PyObject *problems = PyDict_New();
+	for (int k = 0; problems && k < DX_SP_KINDS; k++) {
+		PyObject *v = PyLong_FromUnsignedLongLong(r.problems[k]);
+		if (!v || PyDict_SetItemString(problems, kinds[k], v) < 0) {
+			Py_XDECREF(v);
+			Py_CLEAR(problems);
+			break;
+		}
+		Py_DECREF(v);
+	}
+	if (!problems)
+		return NULL;
+	return Py_BuildValue("{sKsKsKsKsKsKsKsKsN}", "queries", (unsigned long long)r.queries,
+	                     "positives", (unsigned long long)r.positives, "pairs",
+	                     (unsigned long long)r.pairs, "no_negative",
+	                     (unsigned long long)r.no_negative, "run_entries",
+	                     (unsigned long long)r.run_entries, "total", (unsigned long long)r.total,
+	                     "shard", (unsigned long long)r.shard, "per_epoch",
+	                     (unsigned long long)r.per_epoch, "problems", problems);
+}
+
+static void sampler_free_handles(SamplerObject *self)
+{
+	dx_sampler_close(self->s);
+	self->s = NULL;
+	dx_fields_free(self->fields);
+	self->fields = NULL;
+	dx_corpus_close(self->c);
+	self->c = NULL;
+}
+
+static PyObject *sampler_close(SamplerObject *self, PyObject *unused)
+{
+	(void)unused;
+	sampler_lock(self);
+	sampler_free_handles(self);
+	PyThread_release_lock(self->lock);
+	Py_RETURN_NONE;
+}
+
+/* A path argument as bytes (fs encoding), or NULL for None, into *out. */
+static int opt_path(PyObject *o, PyObject **out)
+{
+	*out = NULL;
+	if (o == Py_None)
+		return 0;
+	PyObject *p = PyOS_FSPath(o);
+	if (!p)
+		return -1;
+	int ok = PyUnicode_FSConverter(p, out);
+	Py_DECREF(p);
+	return ok ? 0 : -1;
+}
+
+static int sampler_init(SamplerObject *self, PyObject *args, PyObject *kw)
+{
+	static char *kwlist[] = { "corpus", "queries", "qrels", "run", "triples", "field",
+	                          "min_rel", "depth", "depth_from", "exclude_judged", "random",
+	                          "run_ratio", "negatives", "seed", "count", "epochs", "rank",
+	                          "world_size", "strict", "pairs", "start", "drop_last",
+	                          "margin_kind", "margin", "weights", NULL };
+	PyObject *po[5] = { Py_None, Py_None, Py_None, Py_None, Py_None }, *pb[5] = { 0 };
+	const char *field = NULL;
+	dx_sample_opts o;
+	dx_sample_opts_init(&o);
+	unsigned long long seed = 0, count = 0, epochs = 0, rank = 0, world = 1, start = 0;
+	unsigned depth = 0, depth_from = 0, negatives = 1;
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "|OOOOOzdIIppdIKKKKKpiKpidi:_Sampler", kwlist,
+	                                 &po[0], &po[1], &po[2], &po[3], &po[4], &field,
+	                                 &o.min_rel, &depth, &depth_from, &o.exclude_judged,
+	                                 &o.random, &o.run_ratio, &negatives, &seed, &count, &epochs,
+	                                 &rank, &world, &o.strict, &o.pairs, &start, &o.drop_last,
+	                                 &o.margin_kind, &o.margin, &o.weights))
+		return -1;
+	if (self->s || self->lock == NULL) {
+		PyErr_SetString(PyExc_RuntimeError, "docdex._Sampler is already open");
+		return -1;
+	}
+	if (negatives < 1 || negatives > 1024) {
+		PyErr_SetString(PyExc_ValueError, "negatives is 1 to 1024");
+		return -1;
+	}
+	for (int i = 0; i < 5; i++)
+		if (opt_path(po[i], &pb[i]) < 0)
+			goto fail;
+	o.queries = pb[1] ? PyBytes_AS_STRING(pb[1]) : NULL;
+	o.qrels = pb[2] ? PyBytes_AS_STRING(pb[2]) : NULL;
+	o.run = pb[3] ? PyBytes_AS_STRING(pb[3]) : NULL;
+	o.triples = pb[4] ? PyBytes_AS_STRING(pb[4]) : NULL;
+	o.depth = depth;
+	o.depth_from = depth_from;
+	o.negatives = negatives;
+	o.seed = seed;
+	o.count = count;
+	o.epochs = epochs;
+	o.rank = rank;
+	o.world_size = world;
+	o.start = start;
+	dx_err err = { 0 };
+	dx_corpus *c = NULL;
+	dx_fields *f = NULL;
+	dx_sampler *s = NULL;
+	const char *cpath = pb[0] ? PyBytes_AS_STRING(pb[0]) : NULL;
+	/* Reads every input whole: no GIL. */
+	Py_BEGIN_ALLOW_THREADS
+	if (!cpath || ((c = dx_corpus_open(cpath, &err)) && (f = dx_fields_parse(c, field, &err))))
+		s = dx_sampler_open(c, &o, &err);
+	Py_END_ALLOW_THREADS
+	if (!s) {
+		dx_fields_free(f);
+		dx_corpus_close(c);
+		dx_py_raise(&err);
+		goto fail;
+	}
+	self->c = c;
+	self->fields = f;
+	self->s = s;
+	self->k = negatives;
+	for (int i = 0; i < 5; i++)
+		Py_XDECREF(pb[i]);
+	return 0;
+fail:
+	for (int i = 0; i < 5; i++)
+		Py_XDECREF(pb[i]);
+	return -1;
+}
+
+static PyObject *sampler_new(PyTypeObject *type, PyObject *args, PyObject *kw)
+{
+	(void)args;
+	(void)kw;
+	SamplerObject *self = (SamplerObject *)type->tp_alloc(type, 0);
+	if (!self)
+		return NULL;
+	if (!(self->lock = PyThread_allocate_lock())) {
+		Py_DECREF(self);
+		return PyErr_NoMemory();
+	}
+	return (PyObject *)self;
+}
+
+static void sampler_dealloc(SamplerObject *self)
+{
+	sampler_free_handles(self);
+	if (self->lock)
+		PyThread_free_lock(self->lock);
+	Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyMethodDef sampler_methods[] = {
+	{ "next_batch", (PyCFunction)sampler_next_batch, METH_O,
+	  "next_batch(n) -> list of up to n tuples (n, epoch, qid, query, pos_id, pos,\n"
+	  "neg_ids, negs), the texts None without a corpus; [] at the end." },
+	{ "report", (PyCFunction)sampler_report, METH_NOARGS, "report() -> dict" },
+	{ "close", (PyCFunction)sampler_close, METH_NOARGS, "close() -> None" },
+	{ NULL, NULL, 0, NULL },
+};
+
+PyTypeObject SamplerType = {
+	PyVarObject_HEAD_INIT(NULL, 0)
+	.tp_name = "docdex._docdex._Sampler",
+	.tp_basicsize = sizeof(SamplerObject),
+	.tp_dealloc = (destructor)sampler_dealloc,
+	.tp_flags = Py_TPFLAGS_DEFAULT,
+	.tp_doc = "The C half of docdex.Sampler: use docdex.Sampler.",
+	.tp_methods = sampler_methods,
+	.tp_init = (initproc)sampler_init,
+	.tp_new = sampler_new,
+};
