@@ -1,6 +1,7 @@
 """Type stubs of docdex: documents by id out of indexed IR corpora."""
 import os
-from typing import Iterable, Iterator, List, Literal, Optional, Sequence, SupportsIndex, Union, overload
+from typing import (Any, Dict, Iterable, Iterator, List, Literal, NamedTuple, Optional, Sequence,
+                    SupportsIndex, Tuple, Union, overload)
 
 __version__: str
 """The version of the docdex library this package was built with."""
@@ -80,3 +81,73 @@ class Corpus:
     def __exit__(self, *args: object) -> None: ...
     def __reduce__(self) -> tuple:
         """Pickled as the arguments that open it again."""
+
+class Triple(NamedTuple):
+    """A training triple of a Sampler; the texts are None with ids_only."""
+
+    n: int
+    epoch: int
+    qid: str
+    query: str
+    pos_id: str
+    pos: Optional[str]
+    neg_ids: List[str]
+    negs: Optional[List[str]]
+
+class Sampler(Iterator[Triple]):
+    """Training triples drawn from an indexed corpus as ``docdex sample``
+    draws them: the same options and seed give the same triples."""
+
+    batch_size: int
+    ids_only: bool
+    def __init__(
+        self,
+        corpus: Union[Corpus, _Path, None] = ...,
+        *,
+        queries: Optional[_Path] = ...,
+        qrels: Optional[_Path] = ...,
+        run: Optional[_Path] = ...,
+        triples: Optional[_Path] = ...,
+        min_rel: float = ...,
+        depth: Union[int, Tuple[int, int], None] = ...,
+        exclude_judged: bool = ...,
+        random: bool = ...,
+        run_ratio: float = ...,
+        negatives: int = ...,
+        seed: int = ...,
+        count: Optional[int] = ...,
+        epochs: Optional[int] = ...,
+        rank: Optional[int] = ...,
+        world_size: Optional[int] = ...,
+        start: int = ...,
+        drop_last: bool = ...,
+        pairs: Literal["all", "query"] = ...,
+        margin: Union[float, str, None] = ...,
+        weights: Literal["uniform", "rank"] = ...,
+        field: Optional[str] = ...,
+        ids_only: bool = ...,
+        strict: bool = ...,
+        batch_size: int = ...,
+    ) -> None: ...
+    @property
+    def rank(self) -> int: ...
+    @property
+    def world_size(self) -> int: ...
+    @property
+    def seed(self) -> int: ...
+    def __iter__(self) -> "Sampler": ...
+    def __next__(self) -> Triple: ...
+    def __len__(self) -> int:
+        """Triples of this shard from start (0 when not known in advance)."""
+    def report(self) -> Dict[str, Any]:
+        """What was read and counted: queries, positives, pairs, no_negative,
+        run_entries, total, shard, per_epoch, problems."""
+    def state_dict(self) -> Dict[str, int]:
+        """{"start", "seed", "yielded"}: start is the global triple number
+        to resume at (start + yielded * world_size; every rank must have
+        taken as many steps, as in DDP)."""
+    def load_state_dict(self, state: Dict[str, int]) -> None:
+        """Opens the sampler again at state["start"], on any world size."""
+    def close(self) -> None: ...
+    def __enter__(self) -> "Sampler": ...
+    def __exit__(self, *exc: object) -> None: ...
