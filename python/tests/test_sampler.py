@@ -138,3 +138,18 @@ def test_shard_from_environment(synth, monkeypatch):
     s = docdex.Sampler(synth["c.tsv"], count=30, **inputs(synth))
     assert (s.rank, s.world_size, len(s)) == (1, 3, 10)
     assert [t.n for t in s] == list(range(1, 30, 3))
+
+
+def test_triples_file(docdex_bin, synth, tmp_path):
+    trip = tmp_path / "triples.tsv"
+    trip.write_bytes(run(docdex_bin, "sample", "--format", "ids", "--count", "50",
+                         *cli_args(**inputs(synth))).stdout)
+    p = run(docdex_bin, "sample", "--format", "jsonl", "--queries", synth["q.tsv"],
+            "--triples", str(trip), "--seed", "2", synth["c.tsv"])
+    want = [json.loads(line) for line in p.stdout.decode().splitlines()]
+    s = docdex.Sampler(synth["c.tsv"], queries=synth["q.tsv"], triples=str(trip), seed=2)
+    assert len(s) == 0  # not known in advance
+    got = [{"qid": t.qid, "query": t.query, "pos_id": t.pos_id, "pos": t.pos,
+            "neg_id": t.neg_ids[0], "neg": t.negs[0], "epoch": t.epoch} for t in s]
+    assert got == want and len(got) == 50
+    assert s.state_dict()["start"] == 50
