@@ -167,7 +167,7 @@ static void run_window(const dx_sampler *s, uint32_t q, uint64_t i, uint64_t *lo
 {
 	*lo = 0;
 	*hi = s->cand_n[q];
-	if (s->o.margin_kind == DX_MARGIN_NONE || isnan(s->pair_score[i]))
+	if (*hi == 0 || s->o.margin_kind == DX_MARGIN_NONE || isnan(s->pair_score[i]))
 		return;
 	double p = s->pair_score[i];
 	double bound = s->o.margin_kind == DX_MARGIN_SCORE ? p - s->o.margin

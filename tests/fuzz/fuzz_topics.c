@@ -278,7 +278,15 @@ static void draw(dx_corpus *c, const dx_sample_opts *o)
 	dx_triple t = { .neg = neg };
 	int r = 0;
 	for (int i = 0; i < MAX_TRIPLES && (r = dx_sampler_next(s, &t, &err)) == 1; i++) {
-		if (t.n % o->world_size != o->rank || t.nneg != o->negatives)
+		/* The shard's i-th triple: rank + i * world_size of those from
+		 * start on, padded by wrapping round to the first of them (a
+		 * triples file is read as its lines fall, never padded). */
+		const dx_sample_report *sr = dx_sampler_report(s);
+		uint64_t tail = sr->total - o->start, at = o->rank + (uint64_t)i * o->world_size;
+		if (o->triples ? (t.n - o->start) % o->world_size != o->rank
+		               : t.n != o->start + at % tail)
+			abort();
+		if (t.nneg != o->negatives)
 			abort();
 		check_doc(s, t.pos);
 		int64_t q = dx__strtab_find(&s->q.ids, t.qid, t.qid_len);
@@ -326,6 +334,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	o.epochs = 1;
 	o.rank = sel & 0x40 ? 1 : 0;
 	o.world_size = sel & 0x40 ? 2 : 1;
+	o.start = k == 3 ? 3 : 0;
 	o.strict = (sel >> 2) & 1;
 	if (which == 0) {
 		o.queries = file;
@@ -334,6 +343,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	} else if (which == 2) {
 		o.run = file;
 		o.random = k & 1; /* a run alone, or a run and random negatives */
+		/* The mining options, from the input's last byte. */
+		unsigned x = data[size - 1];
+		o.depth_from = x & 3;
+		o.margin_kind = (int)((x >> 2) % 3);
+		o.margin = (x >> 4) & 3;
+		o.weights = (x >> 6) & 1;
+		o.pairs = (x >> 7) & 1;
 	} else {
 		/* ID triples come alone: no qrels, run or random negatives. */
 		o.triples = file;
