@@ -1,15 +1,18 @@
 /* corpus.c: docdex.Corpus, opening, closing, pickling and locking. */
 #include "pydocdex.h"
 
-int corpus_enter(CorpusObject *self)
+void dx_py_lock(PyThread_type_lock lock)
 {
-	/* Waiting with the GIL held would stall every thread and deadlock
-	 * with the holder, which takes the GIL back before it lets go. */
-	if (!PyThread_acquire_lock(self->lock, NOWAIT_LOCK)) {
+	if (!PyThread_acquire_lock(lock, NOWAIT_LOCK)) {
 		Py_BEGIN_ALLOW_THREADS
-		PyThread_acquire_lock(self->lock, WAIT_LOCK);
+		PyThread_acquire_lock(lock, WAIT_LOCK);
 		Py_END_ALLOW_THREADS
 	}
+}
+
+int corpus_enter(CorpusObject *self)
+{
+	dx_py_lock(self->lock);
 	if (self->c)
 		return 0;
 	PyThread_release_lock(self->lock);
@@ -140,11 +143,7 @@ static PyObject *corpus_close(CorpusObject *self, PyObject *unused)
 {
 	(void)unused;
 	/* Waits for a read in another thread to end. */
-	if (!PyThread_acquire_lock(self->lock, NOWAIT_LOCK)) {
-		Py_BEGIN_ALLOW_THREADS
-		PyThread_acquire_lock(self->lock, WAIT_LOCK);
-		Py_END_ALLOW_THREADS
-	}
+	dx_py_lock(self->lock);
 	dx_fields_free(self->fields);
 	self->fields = NULL;
 	dx_corpus_close(self->c);

@@ -33,6 +33,11 @@ extern PyTypeObject SamplerType; /* sampler.c */
 /* Raises docdex.Error (MemoryError for DX_ENOMEM) for err; returns NULL. */
 PyObject *dx_py_raise(const dx_err *err);
 
+/* Takes a handle's lock, letting go of the GIL while it waits: waiting
+ * with the GIL held would stall every thread and deadlock with the
+ * holder, which takes the GIL back before it lets go. */
+void dx_py_lock(PyThread_type_lock lock);
+
 /* Takes the corpus's lock, letting go of the GIL while it waits, and
  * checks that the corpus is open: 0, or -1 with an exception set (and the
  * lock not held). */

@@ -196,15 +196,6 @@ static void batch_free(batch *b)
 	free(b->off);
 }
 
-static void sampler_lock(SamplerObject *self)
-{
-	if (!PyThread_acquire_lock(self->lock, NOWAIT_LOCK)) {
-		Py_BEGIN_ALLOW_THREADS
-		PyThread_acquire_lock(self->lock, WAIT_LOCK);
-		Py_END_ALLOW_THREADS
-	}
-}
-
 /* next_batch(n) -> list of up to n tuples; empty at the end. */
 static PyObject *sampler_next_batch(SamplerObject *self, PyObject *arg)
 {
@@ -229,7 +220,7 @@ static PyObject *sampler_next_batch(SamplerObject *self, PyObject *arg)
 	}
 	for (size_t i = 0; i < b.n; i++)
 		b.t[i].neg = b.neg + i * self->k;
-	sampler_lock(self);
+	dx_py_lock(self->lock);
 	if (!self->s) {
 		PyThread_release_lock(self->lock);
 		batch_free(&b);
@@ -260,7 +251,7 @@ static PyObject *sampler_next_batch(SamplerObject *self, PyObject *arg)
 static PyObject *sampler_report(SamplerObject *self, PyObject *unused)
 {
 	(void)unused;
-	sampler_lock(self);
+	dx_py_lock(self->lock);
 	if (!self->s) {
 		PyThread_release_lock(self->lock);
 		PyErr_SetString(PyExc_ValueError, "I/O operation on a closed docdex.Sampler");
@@ -307,7 +298,7 @@ static void sampler_free_handles(SamplerObject *self)
 static PyObject *sampler_close(SamplerObject *self, PyObject *unused)
 {
 	(void)unused;
-	sampler_lock(self);
+	dx_py_lock(self->lock);
 	sampler_free_handles(self);
 	PyThread_release_lock(self->lock);
 	Py_RETURN_NONE;
