@@ -593,6 +593,15 @@ DX_EXPORT DX_MUST_CHECK dx_sampler *dx_sampler_open(dx_corpus *c, const dx_sampl
 DX_EXPORT DX_MUST_CHECK int dx_sampler_next(dx_sampler *s, dx_triple *t, dx_err *err);
 
 /*
+ * Triple n of the unsharded sequence, whatever the shard, start and
+ * triples drawn so far: the triple that dx_sampler_next gives the shard
+ * that owns n.  Returns 0, or DX_EINVAL for n not below the report's total
+ * or a sampler over a triples file (read in order only).  Its qid and
+ * query stay valid until s is closed.
+ */
+DX_EXPORT DX_MUST_CHECK int dx_sampler_at(dx_sampler *s, uint64_t n, dx_triple *t, dx_err *err);
+
+/*
  * The id of document doc of a triple (its pos or one of its neg): the
  * corpus's id of the record, or without a corpus the id as the inputs
  * named it.  Returns 0, or a negative code (a damaged index).  *id stays

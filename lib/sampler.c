@@ -502,11 +502,11 @@ static uint64_t next_number(dx_sampler *s)
 	return s->o.start + (uint64_t)(i % s->tail);
 }
 
-static int next_pair(dx_sampler *s, dx_triple *t)
+/* Triple n of the unsharded sequence: a function of n and the seed alone,
+ * which is what lets a shard start anywhere and a caller read any n. */
+static void triple_at(dx_sampler *s, uint64_t n, dx_triple *t)
 {
-	if (s->k >= s->shard)
-		return 0;
-	uint64_t n = next_number(s), per = s->rep.per_epoch;
+	uint64_t per = s->rep.per_epoch;
 	uint64_t epoch = n / per;
 	if (epoch != s->perm_epoch) {
 		dx_perm_init(&s->perm, per, seed_key(s) + epoch);
@@ -539,6 +539,13 @@ static int next_pair(dx_sampler *s, dx_triple *t)
 		t->neg[k] = run ? run_negative(s, i, &r, t->neg, k) : random_negative(s, q, &r, t->neg, k);
 	}
 	t->nneg = s->o.negatives;
+}
+
+static int next_pair(dx_sampler *s, dx_triple *t)
+{
+	if (s->k >= s->shard)
+		return 0;
+	triple_at(s, next_number(s), t);
 	return 1;
 }
 
@@ -670,6 +677,17 @@ static int next_line(dx_sampler *s, dx_triple *t, dx_err *err)
 int dx_sampler_next(dx_sampler *s, dx_triple *t, dx_err *err)
 {
 	return s->o.triples ? next_line(s, t, err) : next_pair(s, t);
+}
+
+int dx_sampler_at(dx_sampler *s, uint64_t n, dx_triple *t, dx_err *err)
+{
+	if (s->o.triples)
+		return dx__fail(err, DX_EINVAL, 0, s->o.triples, "a triples file is read in order: no triple by number");
+	if (n >= s->rep.total)
+		return dx__fail(err, DX_EINVAL, 0, "", "no triple numbered %llu: there are %llu",
+		                (unsigned long long)n, (unsigned long long)s->rep.total);
+	triple_at(s, n, t);
+	return 0;
 }
 
 int dx_sampler_doc_id(dx_sampler *s, uint64_t doc, const char **id, size_t *len, dx_err *err)
