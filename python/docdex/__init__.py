@@ -227,6 +227,36 @@ class Sampler:
     def __len__(self):
         return self._report["shard"]
 
+    @property
+    def total(self):
+        """Triples in all shards from number 0 (0 for a triples file
+        without count, whose length is not known in advance)."""
+        return self._report["total"]
+
+    def __getitem__(self, n):
+        """Triple n of the unsharded sequence, whatever this shard and its
+        start: s[n] is the triple that the shard owning n yields.  Not for
+        a triples file, which is read in order."""
+        return self.get_many((n,))[0]
+
+    def get_many(self, ns):
+        """The triples numbered ns, in that order, read in one call."""
+        total = self.total
+        return [Triple._make(t) for t in
+                self._s.at([n + total if n < 0 else n for n in map(int, ns)])]
+
+    def __getstate__(self):
+        # A pickled sampler (a DataLoader worker's, under spawn) opens its
+        # inputs again, from the start this one was opened at.
+        return {"opts": dict(self._opts), "start": self._start,
+                "ids_only": self.ids_only, "batch_size": self.batch_size}
+
+    def __setstate__(self, state):
+        self._opts = state["opts"]
+        self.ids_only = state["ids_only"]
+        self.batch_size = state["batch_size"]
+        self._open(state["start"])
+
     def report(self):
         """What was read and counted: queries, positives, pairs,
         no_negative, run_entries, total, shard, per_epoch, and problems

@@ -139,6 +139,13 @@ class Sampler(Iterator[Triple]):
     def __next__(self) -> Triple: ...
     def __len__(self) -> int:
         """Triples of this shard from start (0 when not known in advance)."""
+    @property
+    def total(self) -> int:
+        """Triples in all shards from number 0 (0 when not known in advance)."""
+    def __getitem__(self, n: int) -> Triple:
+        """Triple n of the unsharded sequence (not for a triples file)."""
+    def get_many(self, ns: Iterable[int]) -> List[Triple]:
+        """The triples numbered ns, in that order, read in one call."""
     def report(self) -> Dict[str, Any]:
         """What was read and counted: queries, positives, pairs, no_negative,
         run_entries, total, shard, per_epoch, problems."""

@@ -77,3 +77,15 @@ def sample(request, samples):
     """Each sample in turn: (name, path, field)."""
     path, field = samples[request.param]
     return request.param, path, field
+
+
+@pytest.fixture(scope="session")
+def synth(docdex_bin, tmp_path_factory):
+    """A synthetic corpus with queries, qrels and a run, indexed."""
+    d = str(tmp_path_factory.mktemp("synth"))
+    files = {k: os.path.join(d, k) for k in ("c.tsv", "q.tsv", "qrels", "run")}
+    subprocess.run([os.path.join(TOP, "tests", "dx-synth"), "--count", "2000", "-o", files["c.tsv"],
+                    "--queries", files["q.tsv"], "--qrels", files["qrels"], "--run", files["run"],
+                    "--nqueries", "100", "--depth", "20"], check=True, stdout=subprocess.DEVNULL)
+    run(docdex_bin, "index", "-q", files["c.tsv"])
+    return files

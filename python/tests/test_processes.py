@@ -135,6 +135,6 @@ def test_no_leak(samples):
 
     loop(20000)  # warm up: allocator arenas, caches
     before = _rss_bytes()
-    loop(200000)
+    loop(1000000)
     after = _rss_bytes()
     assert after - before < 4 << 20, (before, after)

@@ -1,24 +1,11 @@
 """docdex.Sampler gives the triples that docdex sample writes."""
 import json
 import os
-import subprocess
 
 import pytest
 
 import docdex
-from conftest import TOP, run
-
-
-@pytest.fixture(scope="module")
-def synth(docdex_bin, tmp_path_factory):
-    """A synthetic corpus with queries, qrels and a run, indexed."""
-    d = str(tmp_path_factory.mktemp("synth"))
-    files = {k: os.path.join(d, k) for k in ("c.tsv", "q.tsv", "qrels", "run")}
-    subprocess.run([os.path.join(TOP, "tests", "dx-synth"), "--count", "2000", "-o", files["c.tsv"],
-                    "--queries", files["q.tsv"], "--qrels", files["qrels"], "--run", files["run"],
-                    "--nqueries", "100", "--depth", "20"], check=True, stdout=subprocess.DEVNULL)
-    run(docdex_bin, "index", "-q", files["c.tsv"])
-    return files
+from conftest import run
 
 
 def inputs(synth):
