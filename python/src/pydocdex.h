@@ -10,6 +10,23 @@
 #include "docdex.h"
 
 /*
+ * The texts of a batch of records (texts.c), the one read path of Corpus
+ * and _Sampler: read under the handle's lock without the GIL, text i
+ * then at buf + span[i].off.
+ */
+typedef struct dx_py_span {
+	size_t off, len;
+} dx_py_span;
+
+typedef struct dx_py_texts {
+	dx_record *rec;         /* room for cap records and spans */
+	dx_py_span *span;
+	size_t cap, n;
+	char *buf;              /* the texts, one after another */
+	size_t used, bufcap;
+} dx_py_texts;
+
+/*
  * A corpus opened for Python.  The library wants a handle used by one
  * thread at a time, so every call on c holds lock; the GIL is let go while
  * the library reads, so that other Python threads run meanwhile.
@@ -29,6 +46,15 @@ extern PyObject *DxError;
 extern PyTypeObject CorpusType;
 extern PyTypeObject IdIterType;
 extern PyTypeObject SamplerType; /* sampler.c */
+
+/* Reads records pos[0..n) of c, checks their ids, takes fields f (NULL:
+ * the record) and copies each text into buf.  Returns 0 or a library
+ * code, with err filled. */
+int dx_py_texts_read(dx_py_texts *t, dx_corpus *c, const dx_fields *f, const uint64_t *pos,
+                     size_t n, dx_err *err);
+/* Text i as bytes or str (text_object's): a new reference, or NULL. */
+PyObject *dx_py_text_object(const dx_py_texts *t, size_t i, int as_bytes);
+void dx_py_texts_free(dx_py_texts *t);
 
 /* Raises docdex.Error (MemoryError for DX_ENOMEM) for err; returns NULL. */
 PyObject *dx_py_raise(const dx_err *err);

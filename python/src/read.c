@@ -1,8 +1,7 @@
 /* read.c: the reading methods of docdex.Corpus.  A call gathers what it
  * needs from Python objects, then, under the corpus's lock and without
- * the GIL, finds the ids, reads the records in one dx_corpus_records call
- * and copies each text into one buffer; the Python objects are made after,
- * with the GIL back. */
+ * the GIL, finds the ids and reads the texts (texts.c); the Python objects
+ * are made after, with the GIL back. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,42 +15,17 @@ typedef struct job {
 	size_t n;
 	/* out */
 	size_t missing;         /* the first id not found, or n */
-	char *buf;              /* the texts, one after another */
-	size_t len, cap;
-	size_t *off;            /* text i is buf[off[i] .. off[i + 1]) */
+	dx_py_texts tx;
 	dx_err err;
 	int rc;
 } job;
 
-static int nomem(job *j)
-{
-	j->err = (dx_err){ .code = DX_ENOMEM };
-	snprintf(j->err.what, sizeof j->err.what, "out of memory");
-	return j->rc = DX_ENOMEM;
-}
-
-static int reserve(job *j, size_t more)
-{
-	if (j->cap - j->len >= more)
-		return 0;
-	size_t cap = j->cap ? j->cap : 4096;
-	while (cap - j->len < more)
-		cap *= 2;
-	char *b = realloc(j->buf, cap);
-	if (!b)
-		return -1;
-	j->buf = b;
-	j->cap = cap;
-	return 0;
-}
-
 /* Under the corpus's lock, without the GIL. */
 static int run(CorpusObject *self, job *j)
 {
-	dx_corpus *c = self->c;
 	j->missing = j->n;
 	for (size_t i = 0; j->id && i < j->n; i++) {
-		int r = dx_corpus_find(c, j->id[i], j->idlen[i], &j->pos[i], &j->err);
+		int r = dx_corpus_find(self->c, j->id[i], j->idlen[i], &j->pos[i], &j->err);
 		if (r < 0)
 			return j->rc = r;
 		if (r == 0) {
@@ -59,38 +33,7 @@ static int run(CorpusObject *self, job *j)
 			return 0;
 		}
 	}
-	dx_record *recs = malloc((j->n ? j->n : 1) * sizeof *recs);
-	if (!recs)
-		return nomem(j);
-	/* As docdex get reads them: each record is checked to hold the id its
-	 * position has, so an index that lies cannot serve another document. */
-	if (j->n && ((j->rc = dx_corpus_records(c, j->pos, j->n, recs, &j->err)) < 0 ||
-	             (j->rc = dx_corpus_check_ids(c, recs, j->n, &j->err)) < 0)) {
-		free(recs);
-		return j->rc;
-	}
-	for (size_t i = 0; i < j->n; i++) {
-		dx_record r = recs[i];
-		j->off[i] = j->len;
-		if (self->fields) {
-			const char *t;
-			size_t tl;
-			if ((j->rc = dx_corpus_fields(c, self->fields, &recs[i], &t, &tl, &j->err)) < 0)
-				break;
-			/* The text may lie in the mapping: copied under the guard. */
-			r = (dx_record){ .data = t, .len = tl, .stable = 1 };
-		}
-		if (reserve(j, r.len) < 0) {
-			nomem(j);
-			break;
-		}
-		if ((j->rc = dx_corpus_copy(c, &r, j->buf + j->len, &j->err)) < 0)
-			break;
-		j->len += r.len;
-	}
-	j->off[j->n] = j->len;
-	free(recs);
-	return j->rc;
+	return j->rc = dx_py_texts_read(&j->tx, self->c, self->fields, j->pos, j->n, &j->err);
 }
 
 /* Runs j on self and returns the list of texts, or NULL with an exception
@@ -98,8 +41,6 @@ static int run(CorpusObject *self, job *j)
 static PyObject *finish(CorpusObject *self, job *j, PyObject *ids, int as_bytes)
 {
 	PyObject *list = NULL;
-	if (!(j->off = malloc((j->n + 1) * sizeof *j->off)))
-		return PyErr_NoMemory();
 	if (corpus_enter(self) < 0)
 		goto out;
 	Py_BEGIN_ALLOW_THREADS
@@ -119,7 +60,7 @@ static PyObject *finish(CorpusObject *self, job *j, PyObject *ids, int as_bytes)
 	if (!(list = PyList_New((Py_ssize_t)j->n)))
 		goto out;
 	for (size_t i = 0; i < j->n; i++) {
-		PyObject *t = text_object(j->buf + j->off[i], j->off[i + 1] - j->off[i], as_bytes);
+		PyObject *t = dx_py_text_object(&j->tx, i, as_bytes);
 		if (!t) {
 			Py_CLEAR(list);
 			break;
@@ -127,8 +68,7 @@ static PyObject *finish(CorpusObject *self, job *j, PyObject *ids, int as_bytes)
 		PyList_SET_ITEM(list, (Py_ssize_t)i, t);
 	}
 out:
-	free(j->buf);
-	free(j->off);
+	dx_py_texts_free(&j->tx);
 	return list;
 }
 

@@ -20,13 +20,17 @@ typedef struct {
 typedef struct batch {
 	dx_triple *t;
 	uint64_t *neg, *pos;
-	dx_record *recs;
 	size_t n, got;
-	/* the strings of each triple, copied: ids then texts, per document */
+	/* the strings of each triple: qid, query, then per document its id and
+	 * (with a corpus) its text; ids in buf, texts in tx's buffer */
 	char *buf;
 	size_t len, cap;
-	size_t *off;            /* string j is buf[off[j] .. off[j + 1]) */
+	struct piece {
+		size_t off, len;
+		int text;       /* in tx.buf rather than buf */
+	} *str;
 	size_t nstr;
+	dx_py_texts tx;
 	int done;               /* the sampler has no more */
 	dx_err err;
 	int rc;
@@ -53,8 +57,8 @@ static int add(batch *b, const char *s, size_t n)
 		return -1;
 	if (n)
 		memcpy(b->buf + b->len, s, n);
+	b->str[b->nstr++] = (struct piece){ .off = b->len, .len = n };
 	b->len += n;
-	b->off[++b->nstr] = b->len;
 	return 0;
 }
 
@@ -65,24 +69,6 @@ static int nomem(batch *b)
 	return b->rc = DX_ENOMEM;
 }
 
-/* add for text that may lie in c's mapping: a file cut short under it
- * fails the copy (DX_ESTALE) rather than the process.  0, or -1 with
- * b->rc and b->err set. */
-static int add_guarded(dx_corpus *c, batch *b, const char *s, size_t n)
-{
-	if (reserve(b, n) < 0)
-		return nomem(b), -1;
-	dx_record r = { .data = s, .len = n, .stable = 1 };
-	int rc = dx_corpus_copy(c, &r, b->buf + b->len, &b->err);
-	if (rc < 0) {
-		b->rc = rc;
-		return -1;
-	}
-	b->len += n;
-	b->off[++b->nstr] = b->len;
-	return 0;
-}
-
 /* Strings per triple: qid, query, then an id and (with a corpus) a text
  * for each document. */
 static size_t per_triple(const SamplerObject *self)
@@ -90,25 +76,21 @@ static size_t per_triple(const SamplerObject *self)
 	return 2 + (size_t)(1 + self->k) * (self->c ? 2 : 1);
 }
 
-/* Under the sampler's lock, without the GIL. */
-static int draw(SamplerObject *self, batch *b)
+/* The strings of the b->got triples in b->t: their documents' texts read
+ * in one batch (texts.c), as Corpus reads them.  Under the sampler's
+ * lock, without the GIL. */
+static int fill(SamplerObject *self, batch *b)
 {
-	int r = 1;
-	while (b->got < b->n && (r = dx_sampler_next(self->s, &b->t[b->got], &b->err)) == 1)
-		b->got++;
-	if (r < 0)
-		return b->rc = r;
-	b->done = r == 0;
-	size_t per = 1 + self->k, m = 0;
+	int r;
+	size_t m = 0;
 	for (size_t i = 0; i < b->got; i++) {
 		b->pos[m++] = b->t[i].pos;
-		for (unsigned j = 0; j < self->k; j++)
+		for (unsigned j = 0; j < b->t[i].nneg; j++)
 			b->pos[m++] = b->t[i].neg[j];
 	}
-	if (self->c && m && ((r = dx_corpus_records(self->c, b->pos, m, b->recs, &b->err)) < 0 ||
-	                     (r = dx_corpus_check_ids(self->c, b->recs, m, &b->err)) < 0))
+	if (self->c && (r = dx_py_texts_read(&b->tx, self->c, self->fields, b->pos, m, &b->err)) < 0)
 		return b->rc = r;
-	b->off[0] = 0;
+	size_t per = 1 + self->k, doc = 0;
 	for (size_t i = 0; i < b->got; i++) {
 		const dx_triple *t = &b->t[i];
 		if (add(b, t->qid, t->qid_len) < 0 || add(b, t->query, t->query_len) < 0)
@@ -122,27 +104,35 @@ static int draw(SamplerObject *self, batch *b)
 					return nomem(b);
 				continue;
 			}
-			if ((r = dx_sampler_doc_id(self->s, b->pos[i * per + d], &s, &n, &b->err)) < 0)
+			if ((r = dx_sampler_doc_id(self->s, b->pos[doc], &s, &n, &b->err)) < 0)
 				return b->rc = r;
 			if (add(b, s, n) < 0)
 				return nomem(b);
-			if (!self->c)
-				continue;
-			if ((r = dx_corpus_fields(self->c, self->fields, &b->recs[i * per + d], &s, &n,
-			                          &b->err)) < 0)
-				return b->rc = r;
-			/* The text may lie in the mapping: copied under the
-			 * guard, as read.c does. */
-			if (add_guarded(self->c, b, s, n) < 0)
-				return b->rc;
+			if (self->c)
+				b->str[b->nstr++] = (struct piece){ .off = b->tx.span[doc].off,
+				                                    .len = b->tx.span[doc].len, .text = 1 };
+			doc++;
 		}
 	}
 	return 0;
 }
 
+/* The next triples of the shard, as many as b holds. */
+static int draw(SamplerObject *self, batch *b)
+{
+	int r = 1;
+	while (b->got < b->n && (r = dx_sampler_next(self->s, &b->t[b->got], &b->err)) == 1)
+		b->got++;
+	if (r < 0)
+		return b->rc = r;
+	b->done = r == 0;
+	return fill(self, b);
+}
+
 static PyObject *str_at(const batch *b, size_t j)
 {
-	return PyUnicode_DecodeUTF8(b->buf + b->off[j], (Py_ssize_t)(b->off[j + 1] - b->off[j]),
+	const struct piece *p = &b->str[j];
+	return PyUnicode_DecodeUTF8((p->text ? b->tx.buf : b->buf) + p->off, (Py_ssize_t)p->len,
 	                            "surrogateescape");
 }
 
@@ -191,9 +181,60 @@ static void batch_free(batch *b)
 	free(b->t);
 	free(b->neg);
 	free(b->pos);
-	free(b->recs);
 	free(b->buf);
-	free(b->off);
+	free(b->str);
+	dx_py_texts_free(&b->tx);
+}
+
+/* Room in b for n triples: 0, or -1 with MemoryError. */
+static int batch_alloc(const SamplerObject *self, batch *b, size_t n)
+{
+	*b = (batch){ .n = n };
+	size_t per = 1 + self->k;
+	b->t = calloc(n, sizeof *b->t);
+	b->neg = calloc(n * self->k, sizeof *b->neg);
+	b->pos = malloc(n * per * sizeof *b->pos);
+	b->str = malloc(n * per_triple(self) * sizeof *b->str);
+	if (!b->t || !b->neg || !b->pos || !b->str) {
+		batch_free(b);
+		PyErr_NoMemory();
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++)
+		b->t[i].neg = b->neg + i * self->k;
+	return 0;
+}
+
+/* The sampler's lock, with the sampler open: 0, or -1 with ValueError. */
+static int sampler_enter(SamplerObject *self)
+{
+	dx_py_lock(self->lock);
+	if (self->s)
+		return 0;
+	PyThread_release_lock(self->lock);
+	PyErr_SetString(PyExc_ValueError, "I/O operation on a closed docdex.Sampler");
+	return -1;
+}
+
+/* The list of b's triples as tuples; frees b. */
+static PyObject *batch_list(SamplerObject *self, batch *b)
+{
+	if (b->rc < 0) {
+		dx_py_raise(&b->err);
+		batch_free(b);
+		return NULL;
+	}
+	PyObject *list = PyList_New((Py_ssize_t)b->got);
+	for (size_t i = 0; list && i < b->got; i++) {
+		PyObject *t = triple_tuple(self, b, i);
+		if (!t) {
+			Py_CLEAR(list);
+			break;
+		}
+		PyList_SET_ITEM(list, (Py_ssize_t)i, t);
+	}
+	batch_free(b);
+	return list;
 }
 
 /* next_batch(n) -> list of up to n tuples; empty at the end. */
@@ -207,56 +248,25 @@ static PyObject *sampler_next_batch(SamplerObject *self, PyObject *arg)
 	}
 	if (want == 0)
 		want = 1;
-	batch b = { .n = (size_t)want };
-	size_t per = 1 + self->k;
-	b.t = calloc(b.n, sizeof *b.t);
-	b.neg = calloc(b.n * self->k, sizeof *b.neg);
-	b.pos = malloc(b.n * per * sizeof *b.pos);
-	b.recs = malloc(b.n * per * sizeof *b.recs);
-	b.off = malloc((b.n * per_triple(self) + 1) * sizeof *b.off);
-	if (!b.t || !b.neg || !b.pos || !b.recs || !b.off) {
+	batch b;
+	if (batch_alloc(self, &b, (size_t)want) < 0)
+		return NULL;
+	if (sampler_enter(self) < 0) {
 		batch_free(&b);
-		return PyErr_NoMemory();
-	}
-	for (size_t i = 0; i < b.n; i++)
-		b.t[i].neg = b.neg + i * self->k;
-	dx_py_lock(self->lock);
-	if (!self->s) {
-		PyThread_release_lock(self->lock);
-		batch_free(&b);
-		PyErr_SetString(PyExc_ValueError, "I/O operation on a closed docdex.Sampler");
 		return NULL;
 	}
 	Py_BEGIN_ALLOW_THREADS
 	draw(self, &b);
 	Py_END_ALLOW_THREADS
 	PyThread_release_lock(self->lock);
-	if (b.rc < 0) {
-		batch_free(&b);
-		return dx_py_raise(&b.err);
-	}
-	PyObject *list = PyList_New((Py_ssize_t)b.got);
-	for (size_t i = 0; list && i < b.got; i++) {
-		PyObject *t = triple_tuple(self, &b, i);
-		if (!t) {
-			Py_CLEAR(list);
-			break;
-		}
-		PyList_SET_ITEM(list, (Py_ssize_t)i, t);
-	}
-	batch_free(&b);
-	return list;
+	return batch_list(self, &b);
 }
 
 static PyObject *sampler_report(SamplerObject *self, PyObject *unused)
 {
 	(void)unused;
-	dx_py_lock(self->lock);
-	if (!self->s) {
-		PyThread_release_lock(self->lock);
-		PyErr_SetString(PyExc_ValueError, "I/O operation on a closed docdex.Sampler");
+	if (sampler_enter(self) < 0)
 		return NULL;
-	}
 	dx_sample_report r = *dx_sampler_report(self->s);
 	PyThread_release_lock(self->lock);
 	static const char *const kinds[DX_SP_KINDS] = {
