@@ -36,6 +36,7 @@ void corpus_failed(CorpusObject *self, const dx_err *err)
 	self->fields = NULL;
 	dx_corpus_close(self->c);
 	self->c = NULL;
+	dx_py_texts_free(&self->tx);
 }
 
 PyObject *text_object(const char *s, size_t n, int as_bytes)
@@ -106,6 +107,7 @@ static int corpus_init(CorpusObject *self, PyObject *args, PyObject *kw)
 	}
 	self->c = c;
 	self->fields = f;
+	self->tx.plain = dx_py_corpus_plain(c);
 	self->path = fspath;
 	Py_INCREF(field);
 	self->field = field;
@@ -131,6 +133,7 @@ static void corpus_dealloc(CorpusObject *self)
 {
 	dx_fields_free(self->fields);
 	dx_corpus_close(self->c);
+	dx_py_texts_free(&self->tx);
 	if (self->lock)
 		PyThread_free_lock(self->lock);
 	Py_XDECREF(self->path);
@@ -148,6 +151,7 @@ static PyObject *corpus_close(CorpusObject *self, PyObject *unused)
 	self->fields = NULL;
 	dx_corpus_close(self->c);
 	self->c = NULL;
+	dx_py_texts_free(&self->tx);
 	PyThread_release_lock(self->lock);
 	Py_RETURN_NONE;
 }
@@ -235,20 +239,20 @@ static PyObject *corpus_iter(PyObject *self)
 }
 
 static PyMethodDef corpus_methods[] = {
-	{ "get", (PyCFunction)(void (*)(void))corpus_get, METH_VARARGS | METH_KEYWORDS,
+	{ "get", (PyCFunction)(void (*)(void))corpus_get, METH_FASTCALL | METH_KEYWORDS,
 	  "get(id, *, bytes=None) -> str | bytes\n\n"
 	  "The document with this id (str or bytes): the record as it is in the\n"
 	  "corpus, or its selected fields.  KeyError when no record has the id\n"
 	  "(unlike dict.get, there is no default).  bytes=True gives bytes,\n"
 	  "bytes=False str, None the corpus's default." },
-	{ "get_many", (PyCFunction)(void (*)(void))corpus_get_many, METH_VARARGS | METH_KEYWORDS,
+	{ "get_many", (PyCFunction)(void (*)(void))corpus_get_many, METH_FASTCALL | METH_KEYWORDS,
 	  "get_many(ids, *, bytes=None) -> list\n\n"
 	  "The documents of these ids, in the order given, read in one call to\n"
 	  "the library: a gzip corpus decompresses each stretch once, in file\n"
 	  "order, and the GIL is let go meanwhile.  KeyError for the first id\n"
 	  "that no record has." },
 	{ "get_many_positions", (PyCFunction)(void (*)(void))corpus_get_many_positions,
-	  METH_VARARGS | METH_KEYWORDS,
+	  METH_FASTCALL | METH_KEYWORDS,
 	  "get_many_positions(positions, *, bytes=None) -> list\n\n"
 	  "The documents at these 0-based positions in corpus order, as\n"
 	  "get_many reads them; negative positions count from the end.\n"

@@ -24,6 +24,8 @@ typedef struct dx_py_texts {
 	size_t cap, n;
 	char *buf;              /* the texts, one after another */
 	size_t used, bufcap;
+	int plain;              /* every source of the corpus is a plain file
+	                           (dx_py_corpus_plain), set by the owner */
 } dx_py_texts;
 
 /*
@@ -40,6 +42,9 @@ typedef struct {
 	int as_bytes;           /* bytes rather than str by default */
 	PyThread_type_lock lock;
 	PyObject *dead;         /* the message of the error that ended c, or NULL */
+	/* What one call reads, kept from call to call (under lock): a batch
+	 * does not allocate afresh. */
+	dx_py_texts tx;
 } CorpusObject;
 
 extern PyObject *DxError;
@@ -54,6 +59,10 @@ int dx_py_texts_read(dx_py_texts *t, dx_corpus *c, const dx_fields *f, const uin
                      size_t n, dx_err *err);
 /* Text i as bytes or str (text_object's): a new reference, or NULL. */
 PyObject *dx_py_text_object(const dx_py_texts *t, size_t i, int as_bytes);
+/* Whether every source of c is a plain (mapped) file: 1 or 0. */
+int dx_py_corpus_plain(dx_corpus *c);
+/* After a call: lets go of a buffer grown large, keeps a small one. */
+void dx_py_texts_trim(dx_py_texts *t);
 void dx_py_texts_free(dx_py_texts *t);
 
 /* Raises docdex.Error (MemoryError for DX_ENOMEM) for err; returns NULL. */
@@ -80,9 +89,12 @@ PyObject *text_object(const char *s, size_t n, int as_bytes);
 PyObject *id_bytes(PyObject *id);
 
 /* The reading methods of Corpus (read.c). */
-PyObject *corpus_get(CorpusObject *self, PyObject *args, PyObject *kw);
-PyObject *corpus_get_many(CorpusObject *self, PyObject *args, PyObject *kw);
-PyObject *corpus_get_many_positions(CorpusObject *self, PyObject *args, PyObject *kw);
+PyObject *corpus_get(CorpusObject *self, PyObject *const *args, Py_ssize_t nargs,
+                     PyObject *kwnames);
+PyObject *corpus_get_many(CorpusObject *self, PyObject *const *args, Py_ssize_t nargs,
+                          PyObject *kwnames);
+PyObject *corpus_get_many_positions(CorpusObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                    PyObject *kwnames);
 PyObject *corpus_item(CorpusObject *self, Py_ssize_t i);
 int corpus_contains(CorpusObject *self, PyObject *id);
 /* ids() and iter(c) (iter.c). */

@@ -1,156 +1,23 @@
-/* read.c: the reading methods of docdex.Corpus.  A call gathers what it
- * needs from Python objects, then, under the corpus's lock and without
- * the GIL, finds the ids and reads the texts (texts.c); the Python objects
- * are made after, with the GIL back. */
+/* read.c: the reading methods of docdex.Corpus.  A call takes the
+ * corpus's lock; without the GIL it finds the ids and reads the texts
+ * into the corpus's buffer (texts.c); with the GIL back, still under the
+ * lock, it makes them into objects. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "pydocdex.h"
 
-typedef struct job {
-	/* in: ids to find (id != NULL), or positions already in pos */
+/* One call: n documents by id (id != NULL) or by position (want). */
+typedef struct req {
+	size_t n;
+	PyObject *const *obj;   /* the ids as given: KeyError names one */
 	const char **id;
 	size_t *idlen;
-	uint64_t *pos;
-	size_t n;
-	/* out */
-	size_t missing;         /* the first id not found, or n */
-	dx_py_texts tx;
-	dx_err err;
-	int rc;
-} job;
-
-/* Under the corpus's lock, without the GIL. */
-static int run(CorpusObject *self, job *j)
-{
-	j->missing = j->n;
-	for (size_t i = 0; j->id && i < j->n; i++) {
-		int r = dx_corpus_find(self->c, j->id[i], j->idlen[i], &j->pos[i], &j->err);
-		if (r < 0)
-			return j->rc = r;
-		if (r == 0) {
-			j->missing = i;
-			return 0;
-		}
-	}
-	return j->rc = dx_py_texts_read(&j->tx, self->c, self->fields, j->pos, j->n, &j->err);
-}
-
-/* Runs j on self and returns the list of texts, or NULL with an exception
- * (KeyError naming ids[j->missing] when an id is not found). */
-static PyObject *finish(CorpusObject *self, job *j, PyObject *ids, int as_bytes)
-{
-	PyObject *list = NULL;
-	if (corpus_enter(self) < 0)
-		goto out;
-	Py_BEGIN_ALLOW_THREADS
-	run(self, j);
-	Py_END_ALLOW_THREADS
-	if (j->rc < 0)
-		corpus_failed(self, &j->err);
-	PyThread_release_lock(self->lock);
-	if (j->rc < 0) {
-		dx_py_raise(&j->err);
-		goto out;
-	}
-	if (j->missing < j->n) {
-		PyErr_SetObject(PyExc_KeyError, PyTuple_GET_ITEM(ids, (Py_ssize_t)j->missing));
-		goto out;
-	}
-	if (!(list = PyList_New((Py_ssize_t)j->n)))
-		goto out;
-	for (size_t i = 0; i < j->n; i++) {
-		PyObject *t = dx_py_text_object(&j->tx, i, as_bytes);
-		if (!t) {
-			Py_CLEAR(list);
-			break;
-		}
-		PyList_SET_ITEM(list, (Py_ssize_t)i, t);
-	}
-out:
-	dx_py_texts_free(&j->tx);
-	return list;
-}
-
-static int want_bytes(CorpusObject *self, PyObject *b)
-{
-	return b == Py_None ? self->as_bytes : PyObject_IsTrue(b);
-}
-
-/* The list of texts for a tuple of ids (str or bytes). */
-static PyObject *by_ids(CorpusObject *self, PyObject *ids, int as_bytes)
-{
-	size_t n = (size_t)PyTuple_GET_SIZE(ids);
-	job j = { .n = n };
-	PyObject *enc = PyTuple_New((Py_ssize_t)n), *list = NULL;
-	j.id = malloc((n ? n : 1) * sizeof *j.id);
-	j.idlen = malloc((n ? n : 1) * sizeof *j.idlen);
-	j.pos = malloc((n ? n : 1) * sizeof *j.pos);
-	if (!enc || !j.id || !j.idlen || !j.pos) {
-		PyErr_NoMemory();
-		goto out;
-	}
-	/* The encoded ids are held by enc, so their bytes stay put while the
-	 * GIL is let go, whatever other threads do to the caller's list. */
-	for (size_t i = 0; i < n; i++) {
-		PyObject *b = id_bytes(PyTuple_GET_ITEM(ids, (Py_ssize_t)i));
-		if (!b)
-			goto out;
-		PyTuple_SET_ITEM(enc, (Py_ssize_t)i, b);
-		j.id[i] = PyBytes_AS_STRING(b);
-		j.idlen[i] = (size_t)PyBytes_GET_SIZE(b);
-	}
-	list = finish(self, &j, ids, as_bytes);
-out:
-	Py_XDECREF(enc);
-	free(j.id);
-	free(j.idlen);
-	free(j.pos);
-	return list;
-}
-
-PyObject *corpus_get(CorpusObject *self, PyObject *args, PyObject *kw)
-{
-	static char *kwlist[] = { "id", "bytes", NULL };
-	PyObject *id, *b = Py_None;
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$O:get", kwlist, &id, &b))
-		return NULL;
-	int as_bytes = want_bytes(self, b);
-	if (as_bytes < 0)
-		return NULL;
-	PyObject *ids = PyTuple_Pack(1, id);
-	if (!ids)
-		return NULL;
-	PyObject *list = by_ids(self, ids, as_bytes), *t = NULL;
-	Py_DECREF(ids);
-	if (list) {
-		t = PyList_GET_ITEM(list, 0);
-		Py_INCREF(t);
-		Py_DECREF(list);
-	}
-	return t;
-}
-
-PyObject *corpus_get_many(CorpusObject *self, PyObject *args, PyObject *kw)
-{
-	static char *kwlist[] = { "ids", "bytes", NULL };
-	PyObject *seq, *b = Py_None;
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$O:get_many", kwlist, &seq, &b))
-		return NULL;
-	int as_bytes = want_bytes(self, b);
-	if (as_bytes < 0)
-		return NULL;
-	if (PyUnicode_Check(seq) || PyBytes_Check(seq)) {
-		PyErr_SetString(PyExc_TypeError, "get_many takes a sequence of ids, not one id");
-		return NULL;
-	}
-	PyObject *ids = PySequence_Tuple(seq);
-	if (!ids)
-		return NULL;
-	PyObject *list = by_ids(self, ids, as_bytes);
-	Py_DECREF(ids);
-	return list;
-}
+	const Py_ssize_t *want; /* positions asked, negative from the end */
+	uint64_t *pos;          /* room for n */
+	int as_bytes;
+	PyObject **out;         /* room for n new references */
+} req;
 
 /* Position i of a corpus of n records, negative from the end: 0, or -1
  * with IndexError. */
@@ -168,45 +35,222 @@ static int position(Py_ssize_t i, uint64_t n, uint64_t *pos)
 	return 0;
 }
 
-static PyObject *by_positions(CorpusObject *self, PyObject *seq, int as_bytes)
+/* Fills q->out: 0, or -1 with an exception (KeyError for an id that no
+ * record has, IndexError for a position out of range). */
+static int read_docs(CorpusObject *self, req *q)
 {
 	if (corpus_enter(self) < 0)
-		return NULL;
-	uint64_t count = dx_corpus_count(self->c);
+		return -1;
+	dx_corpus *c = self->c;
+	if (!q->id) {
+		uint64_t count = dx_corpus_count(c);
+		for (size_t i = 0; i < q->n; i++)
+			if (position(q->want[i], count, &q->pos[i]) < 0) {
+				PyThread_release_lock(self->lock);
+				return -1;
+			}
+	}
+	dx_err err = { 0 };
+	int rc = 0;
+	size_t missing = q->n, made = 0;
+	Py_BEGIN_ALLOW_THREADS
+	for (size_t i = 0; q->id && i < q->n; i++) {
+		int r = dx_corpus_find(c, q->id[i], q->idlen[i], &q->pos[i], &err);
+		if (r <= 0) {
+			rc = r;
+			missing = i;
+			break;
+		}
+	}
+	if (missing == q->n)
+		rc = dx_py_texts_read(&self->tx, c, self->fields, q->pos, q->n, &err);
+	Py_END_ALLOW_THREADS
+	/* Strings and bytes only, made under the lock: no garbage collection,
+	 * so no finalizer that could call back into this corpus. */
+	for (; rc == 0 && missing == q->n && made < q->n; made++)
+		if (!(q->out[made] = dx_py_text_object(&self->tx, made, q->as_bytes)))
+			break;
+	dx_py_texts_trim(&self->tx);
+	if (rc < 0)
+		corpus_failed(self, &err);
 	PyThread_release_lock(self->lock);
-	PyObject *t = PySequence_Fast(seq, "get_many_positions takes a sequence of positions");
-	if (!t)
+	if (made == q->n)
+		return 0;
+	for (size_t i = 0; i < made; i++)
+		Py_CLEAR(q->out[i]);
+	if (rc < 0)
+		dx_py_raise(&err);
+	else if (missing < q->n)
+		PyErr_SetObject(PyExc_KeyError, q->obj[missing]);
+	return -1;
+}
+
+static int want_bytes(CorpusObject *self, PyObject *b)
+{
+	return b == Py_None ? self->as_bytes : PyObject_IsTrue(b);
+}
+
+/*
+ * The arguments of get, get_many and get_many_positions (METH_FASTCALL:
+ * no tuple nor dict made for a call): the one argument, positional or by
+ * name, and bytes= by name.  0, or -1 with TypeError.
+ */
+static int parse(const char *fn, const char *name, PyObject *const *args, Py_ssize_t nargs,
+                 PyObject *kwnames, PyObject **arg, PyObject **b)
+{
+	*arg = nargs >= 1 ? args[0] : NULL;
+	*b = Py_None;
+	if (nargs > 1) {
+		PyErr_Format(PyExc_TypeError, "%s() takes exactly one positional argument (%zd given)",
+		             fn, nargs);
+		return -1;
+	}
+	Py_ssize_t nk = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+	for (Py_ssize_t k = 0; k < nk; k++) {
+		PyObject *key = PyTuple_GET_ITEM(kwnames, k);
+		if (PyUnicode_CompareWithASCIIString(key, "bytes") == 0) {
+			*b = args[nargs + k];
+		} else if (PyUnicode_CompareWithASCIIString(key, name) == 0 && !*arg) {
+			*arg = args[nargs + k];
+		} else {
+			PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%U'", fn, key);
+			return -1;
+		}
+	}
+	if (!*arg) {
+		PyErr_Format(PyExc_TypeError, "%s() missing required argument '%s' (pos 1)", fn, name);
+		return -1;
+	}
+	return 0;
+}
+
+/* The bytes of id o (str or bytes): borrowed from o where they are its
+ * own (bytes, an ASCII str), else encoded into *hold.  0, or -1. */
+static int id_ref(PyObject *o, const char **s, size_t *n, PyObject **hold)
+{
+	*hold = NULL;
+	if (PyUnicode_Check(o) && PyUnicode_IS_COMPACT_ASCII(o)) {
+		*s = PyUnicode_DATA(o);
+		*n = (size_t)PyUnicode_GET_LENGTH(o);
+		return 0;
+	}
+	if (PyBytes_Check(o)) {
+		*s = PyBytes_AS_STRING(o);
+		*n = (size_t)PyBytes_GET_SIZE(o);
+		return 0;
+	}
+	if (!(*hold = id_bytes(o)))
+		return -1;
+	*s = PyBytes_AS_STRING(*hold);
+	*n = (size_t)PyBytes_GET_SIZE(*hold);
+	return 0;
+}
+
+PyObject *corpus_get(CorpusObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+	PyObject *id, *b, *hold, *t = NULL;
+	if (parse("get", "id", args, nargs, kwnames, &id, &b) < 0)
 		return NULL;
-	size_t n = (size_t)PySequence_Fast_GET_SIZE(t);
-	job j = { .n = n };
-	PyObject *list = NULL;
-	if (!(j.pos = malloc((n ? n : 1) * sizeof *j.pos))) {
-		PyErr_NoMemory();
-		goto out;
-	}
-	for (size_t i = 0; i < n; i++) {
-		Py_ssize_t v = PyNumber_AsSsize_t(PySequence_Fast_GET_ITEM(t, (Py_ssize_t)i),
-		                                  PyExc_IndexError);
-		if ((v == -1 && PyErr_Occurred()) || position(v, count, &j.pos[i]) < 0)
-			goto out;
-	}
-	list = finish(self, &j, NULL, as_bytes);
-out:
-	Py_DECREF(t);
-	free(j.pos);
+	const char *s;
+	size_t n;
+	uint64_t pos;
+	int as_bytes = want_bytes(self, b);
+	if (as_bytes < 0 || id_ref(id, &s, &n, &hold) < 0)
+		return NULL;
+	req q = { .n = 1, .obj = &id, .id = &s, .idlen = &n, .pos = &pos, .as_bytes = as_bytes,
+	          .out = &t };
+	read_docs(self, &q);
+	Py_XDECREF(hold);
+	return t;
+}
+
+/* A list of n documents, filled by q (its out set here). */
+static PyObject *read_list(CorpusObject *self, req *q)
+{
+	PyObject *list = PyList_New((Py_ssize_t)q->n);
+	if (!list)
+		return NULL;
+	q->out = PySequence_Fast_ITEMS(list);
+	if (read_docs(self, q) < 0)
+		Py_CLEAR(list);
 	return list;
 }
 
-PyObject *corpus_get_many_positions(CorpusObject *self, PyObject *args, PyObject *kw)
+PyObject *corpus_get_many(CorpusObject *self, PyObject *const *args, Py_ssize_t nargs,
+                          PyObject *kwnames)
 {
-	static char *kwlist[] = { "positions", "bytes", NULL };
-	PyObject *seq, *b = Py_None;
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$O:get_many_positions", kwlist, &seq, &b))
+	PyObject *seq, *b;
+	if (parse("get_many", "ids", args, nargs, kwnames, &seq, &b) < 0)
 		return NULL;
 	int as_bytes = want_bytes(self, b);
 	if (as_bytes < 0)
 		return NULL;
-	return by_positions(self, seq, as_bytes);
+	if (PyUnicode_Check(seq) || PyBytes_Check(seq)) {
+		PyErr_SetString(PyExc_TypeError, "get_many takes a sequence of ids, not one id");
+		return NULL;
+	}
+	/* A tuple of our own: its ids, whose bytes are borrowed, stay alive
+	 * while the GIL is let go, whatever other threads do to seq. */
+	PyObject *ids = PySequence_Tuple(seq), *list = NULL;
+	if (!ids)
+		return NULL;
+	size_t n = (size_t)PyTuple_GET_SIZE(ids), m = n ? n : 1;
+	PyObject **hold = calloc(m, sizeof *hold);
+	req q = { .n = n, .obj = &PyTuple_GET_ITEM(ids, 0), .as_bytes = as_bytes };
+	q.id = malloc(m * sizeof *q.id);
+	q.idlen = malloc(m * sizeof *q.idlen);
+	q.pos = malloc(m * sizeof *q.pos);
+	if (!hold || !q.id || !q.idlen || !q.pos) {
+		PyErr_NoMemory();
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (id_ref(q.obj[i], &q.id[i], &q.idlen[i], &hold[i]) < 0)
+			goto out;
+	list = read_list(self, &q);
+out:
+	for (size_t i = 0; hold && i < n; i++)
+		Py_XDECREF(hold[i]);
+	free(hold);
+	free(q.id);
+	free(q.idlen);
+	free(q.pos);
+	Py_DECREF(ids);
+	return list;
+}
+
+PyObject *corpus_get_many_positions(CorpusObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                    PyObject *kwnames)
+{
+	PyObject *seq, *b;
+	if (parse("get_many_positions", "positions", args, nargs, kwnames, &seq, &b) < 0)
+		return NULL;
+	int as_bytes = want_bytes(self, b);
+	if (as_bytes < 0)
+		return NULL;
+	PyObject *t = PySequence_Fast(seq, "get_many_positions takes a sequence of positions");
+	if (!t)
+		return NULL;
+	size_t n = (size_t)PySequence_Fast_GET_SIZE(t), m = n ? n : 1;
+	Py_ssize_t *want = malloc(m * sizeof *want);
+	req q = { .n = n, .want = want, .pos = malloc(m * sizeof *q.pos), .as_bytes = as_bytes };
+	PyObject *list = NULL;
+	if (!want || !q.pos) {
+		PyErr_NoMemory();
+		goto out;
+	}
+	/* Read before the lock: __index__ of a position is Python code. */
+	for (size_t i = 0; i < n; i++) {
+		want[i] = PyNumber_AsSsize_t(PySequence_Fast_GET_ITEM(t, (Py_ssize_t)i), PyExc_IndexError);
+		if (want[i] == -1 && PyErr_Occurred())
+			goto out;
+	}
+	list = read_list(self, &q);
+out:
+	Py_DECREF(t);
+	free(want);
+	free(q.pos);
+	return list;
 }
 
 PyObject *corpus_item(CorpusObject *self, Py_ssize_t i)
@@ -217,20 +261,10 @@ PyObject *corpus_item(CorpusObject *self, Py_ssize_t i)
 		PyErr_Format(PyExc_IndexError, "docdex.Corpus position out of range");
 		return NULL;
 	}
-	PyObject *v = PyLong_FromSsize_t(i);
-	if (!v)
-		return NULL;
-	PyObject *seq = PyTuple_Pack(1, v);
-	Py_DECREF(v);
-	if (!seq)
-		return NULL;
-	PyObject *list = by_positions(self, seq, self->as_bytes), *t = NULL;
-	Py_DECREF(seq);
-	if (list) {
-		t = PyList_GET_ITEM(list, 0);
-		Py_INCREF(t);
-		Py_DECREF(list);
-	}
+	uint64_t pos;
+	PyObject *t = NULL;
+	req q = { .n = 1, .want = &i, .pos = &pos, .as_bytes = self->as_bytes, .out = &t };
+	read_docs(self, &q);
 	return t;
 }
 

@@ -13,6 +13,7 @@ typedef struct {
 	dx_fields *fields;      /* what a document's text is */
 	dx_sampler *s;          /* NULL once closed */
 	unsigned k;             /* negatives per triple */
+	int plain;              /* c's sources are all plain files */
 	PyThread_type_lock lock; /* one call at a time on c and s */
 } SamplerObject;
 
@@ -189,7 +190,7 @@ static void batch_free(batch *b)
 /* Room in b for n triples: 0, or -1 with MemoryError. */
 static int batch_alloc(const SamplerObject *self, batch *b, size_t n)
 {
-	*b = (batch){ .n = n };
+	*b = (batch){ .n = n, .tx.plain = self->plain };
 	size_t per = 1 + self->k;
 	b->t = calloc(n, sizeof *b->t);
 	b->neg = calloc(n * self->k, sizeof *b->neg);
@@ -392,6 +393,7 @@ static int sampler_init(SamplerObject *self, PyObject *args, PyObject *kw)
 	self->fields = f;
 	self->s = s;
 	self->k = negatives;
+	self->plain = c ? dx_py_corpus_plain(c) : 0;
 	for (int i = 0; i < 5; i++)
 		Py_XDECREF(pb[i]);
 	return 0;

@@ -1,6 +1,6 @@
 /* texts.c: the one read path of the extension's documents, for Corpus
- * (read.c) and _Sampler (sampler.c): a batch of records read in one
- * dx_corpus_records call, each checked to hold the id its position has, its
+ * (read.c) and _Sampler (sampler.c): a batch of records read with
+ * dx_corpus_records, each checked to hold the id its position has, its
  * fields taken and its text copied into one buffer; then made into
  * objects. */
 #include <stdlib.h>
@@ -49,6 +49,42 @@ static int reserve(dx_py_texts *t, size_t more)
 	return 0;
 }
 
+int dx_py_corpus_plain(dx_corpus *c)
+{
+	dx_index *ix = dx_corpus_index(c);
+	dx_index_info info;
+	dx_index_get_info(ix, &info);
+	for (uint32_t i = 0; i < info.sources; i++) {
+		dx_source_info si;
+		if (dx_index_get_source(ix, i, &si) < 0 || si.kind != DX_SOURCE_PLAIN)
+			return 0;
+	}
+	return 1;
+}
+
+/*
+ * Records of a plain corpus read this many at a time: each is touched
+ * three times (read, id checked, copied), and a batch of 1,024 random
+ * records spans more pages than the TLB holds, so each touch missed it
+ * again; in runs of 16 the three touches hit (2.2 to 3.2 M records/s for
+ * the library calls alone, 1 GiB corpus in the page cache).  A compressed
+ * corpus is read in one call, which decompresses each stretch once.
+ */
+enum { PLAIN_RUN = 16 };
+
+/* Asks for the cache lines of the k records at once (the first few KiB
+ * of each: a longer copy streams), so that their copies wait on memory
+ * together rather than one after another.  A prefetch does not fault: a
+ * page gone from a file cut short is skipped here, and met by the guarded
+ * copy. */
+enum { PREFETCH_MAX = 4096 };
+static void prefetch(const dx_record *rec, size_t k)
+{
+	for (size_t i = 0; i < k; i++)
+		for (size_t off = 64; off < rec[i].len && off < PREFETCH_MAX; off += 64)
+			__builtin_prefetch(rec[i].data + off);
+}
+
 int dx_py_texts_read(dx_py_texts *t, dx_corpus *c, const dx_fields *f, const uint64_t *pos,
                      size_t n, dx_err *err)
 {
@@ -59,28 +95,36 @@ int dx_py_texts_read(dx_py_texts *t, dx_corpus *c, const dx_fields *f, const uin
 		return 0;
 	if (room(t, n) < 0)
 		return nomem(err);
-	/* As docdex get reads them: each record is checked to hold the id
-	 * its position has, so an index that lies cannot serve another
-	 * document. */
-	if ((rc = dx_corpus_records(c, pos, n, t->rec, err)) < 0 ||
-	    (rc = dx_corpus_check_ids(c, t->rec, n, err)) < 0)
-		return rc;
-	for (size_t i = 0; i < n; i++) {
-		dx_record r = t->rec[i];
-		if (f) {
-			const char *s;
-			size_t len;
-			if ((rc = dx_corpus_fields(c, f, &t->rec[i], &s, &len, err)) < 0)
-				return rc;
-			r = (dx_record){ .data = s, .len = len, .stable = 1 };
-		}
-		if (reserve(t, r.len) < 0)
-			return nomem(err);
-		/* The text may lie in the mapping: copied under the guard. */
-		if ((rc = dx_corpus_copy(c, &r, t->buf + t->used, err)) < 0)
+	size_t run = t->plain ? PLAIN_RUN : n;
+	for (size_t at = 0; at < n; at += run) {
+		size_t k = n - at < run ? n - at : run;
+		dx_record *rec = t->rec + at;
+		/* As docdex get reads them: each record is checked to hold the
+		 * id its position has, so an index that lies cannot serve
+		 * another document. */
+		if ((rc = dx_corpus_records(c, pos + at, k, rec, err)) < 0)
 			return rc;
-		t->span[i] = (dx_py_span){ .off = t->used, .len = r.len };
-		t->used += r.len;
+		if (t->plain)
+			prefetch(rec, k);
+		if ((rc = dx_corpus_check_ids(c, rec, k, err)) < 0)
+			return rc;
+		for (size_t i = 0; i < k; i++) {
+			dx_record r = rec[i];
+			if (f) {
+				const char *s;
+				size_t len;
+				if ((rc = dx_corpus_fields(c, f, &rec[i], &s, &len, err)) < 0)
+					return rc;
+				r = (dx_record){ .data = s, .len = len, .stable = 1 };
+			}
+			if (reserve(t, r.len) < 0)
+				return nomem(err);
+			/* The text may lie in the mapping: copied under the guard. */
+			if ((rc = dx_corpus_copy(c, &r, t->buf + t->used, err)) < 0)
+				return rc;
+			t->span[at + i] = (dx_py_span){ .off = t->used, .len = r.len };
+			t->used += r.len;
+		}
 	}
 	t->n = n;
 	return 0;
@@ -89,6 +133,24 @@ int dx_py_texts_read(dx_py_texts *t, dx_corpus *c, const dx_fields *f, const uin
 PyObject *dx_py_text_object(const dx_py_texts *t, size_t i, int as_bytes)
 {
 	return text_object(t->buf + t->span[i].off, t->span[i].len, as_bytes);
+}
+
+void dx_py_texts_trim(dx_py_texts *t)
+{
+	/* A batch of large documents should not keep its buffer for good. */
+	if (t->bufcap > ((size_t)4 << 20)) {
+		free(t->buf);
+		t->buf = NULL;
+		t->bufcap = t->used = 0;
+	}
+	if (t->cap > 65536) {
+		free(t->rec);
+		free(t->span);
+		t->rec = NULL;
+		t->span = NULL;
+		t->cap = 0;
+	}
+	t->n = 0;
 }
 
 void dx_py_texts_free(dx_py_texts *t)

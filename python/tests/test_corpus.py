@@ -150,3 +150,65 @@ def test_docstrings():
         assert getattr(docdex.Corpus, name).__doc__, name
     assert docdex.__version__ == docdex.library_version
     assert os.path.exists(os.path.join(os.path.dirname(docdex.__file__), "__init__.pyi"))
+
+
+def test_arguments(samples):
+    path, _ = samples["tsv"]
+    with docdex.Corpus(path) as c:
+        first = next(iter(c))
+        doc = c.get(first)
+        assert c.get(id=first) == doc
+        assert c.get(first, bytes=True) == c.get(id=first, bytes=True) == doc.encode()
+        assert c.get(first, bytes=None) == doc
+        assert c.get_many(ids=[first]) == [doc]
+        assert c.get_many_positions(positions=[0], bytes=True) == [doc.encode()]
+        for call in (lambda: c.get(), lambda: c.get(first, first), lambda: c.get(first, text=1),
+                     lambda: c.get(first, id=first), lambda: c.get(7), lambda: c.get_many([first, 7]),
+                     lambda: c.get_many_positions([0], ids=[0])):
+            with pytest.raises(TypeError):
+                call()
+
+
+def test_ids_of_every_kind(tmp_path, docdex_bin):
+    """Ids as ASCII str, other str, surrogate-escaped str and bytes, mixed in
+    one call, find the same records; KeyError names the id as given."""
+    path = str(tmp_path / "ids.tsv")
+    recs = [(b"a1", b"plain"), (b"caf\xc3\xa9", b"caf\xc3\xa9 cr\xc3\xa8me"), (b"x\xff", b"latin \xe9"),
+            (b"\xe2\x82\xac", b"euro")]
+    with open(path, "wb") as f:
+        f.writelines(i + b"\t" + t + b"\n" for i, t in recs)
+    run(docdex_bin, "index", "-q", path)
+    with docdex.Corpus(path, bytes=True) as c:
+        as_str = [i.decode("utf-8", "surrogateescape") for i, _ in recs]
+        want = [i + b"\t" + t for i, t in recs]
+        assert c.get_many(as_str) == want
+        assert c.get_many([i for i, _ in recs]) == want
+        mixed = [as_str[0], recs[1][0], as_str[2], as_str[3], recs[0][0]]
+        assert c.get_many(mixed) == [want[0], want[1], want[2], want[3], want[0]]
+        assert [c.get(i) for i in as_str] == want
+        with pytest.raises(KeyError) as e:
+            c.get_many([as_str[1], "caf\u00e9x", as_str[0]])
+        assert e.value.args == ("caf\u00e9x",)
+
+
+def test_batches_reuse_nothing(tmp_path, docdex_bin):
+    """Documents from one call stay as they were after the next ones, large
+    (a buffer grown past a few MiB) or small, ASCII or not."""
+    path = str(tmp_path / "sizes.tsv")
+    big = b"x" * (6 << 20)
+    recs = [(b"%d" % i, b"t%d \xc3\xa9" % i if i % 3 else b"t%d" % i) for i in range(200)]
+    recs[57] = (b"57", big)
+    with open(path, "wb") as f:
+        f.writelines(i + b"\t" + t + b"\n" for i, t in recs)
+    run(docdex_bin, "index", "-q", path)
+    with docdex.Corpus(path, field="text") as c:
+        want = [t.decode() for _, t in recs]
+        order = list(range(200)) * 2
+        random.Random(3).shuffle(order)
+        first = c.get_many_positions(order)
+        small = c.get_many(["1", "2", "3"])
+        again = c.get_many_positions(order[::-1])
+        assert first == [want[p] for p in order]
+        assert small == want[1:4]
+        assert again == [want[p] for p in order[::-1]]
+        assert c[57] == big.decode() and c[58] == want[58]
