@@ -14,6 +14,9 @@ typedef struct {
 	dx_sampler *s;          /* NULL once closed */
 	unsigned k;             /* negatives per triple */
 	int plain;              /* c's sources are all plain files */
+	/* The input paths as bytes: the library keeps pointers to them (it
+	 * names the triples file in errors met while drawing). */
+	PyObject *paths[5];
 	PyThread_type_lock lock; /* one call at a time on c and s */
 } SamplerObject;
 
@@ -304,6 +307,8 @@ static void sampler_free_handles(SamplerObject *self)
 	self->fields = NULL;
 	dx_corpus_close(self->c);
 	self->c = NULL;
+	for (int i = 0; i < 5; i++)
+		Py_CLEAR(self->paths[i]);
 }
 
 static PyObject *sampler_close(SamplerObject *self, PyObject *unused)
@@ -395,7 +400,7 @@ static int sampler_init(SamplerObject *self, PyObject *args, PyObject *kw)
 	self->k = negatives;
 	self->plain = c ? dx_py_corpus_plain(c) : 0;
 	for (int i = 0; i < 5; i++)
-		Py_XDECREF(pb[i]);
+		self->paths[i] = pb[i];
 	return 0;
 fail:
 	for (int i = 0; i < 5; i++)
