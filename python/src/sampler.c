@@ -13,9 +13,10 @@ typedef struct {
 	dx_fields *fields;      /* what a document's text is */
 	dx_sampler *s;          /* NULL once closed */
 	unsigned k;             /* negatives per triple */
+	int triples;            /* drawn from a triples file: in order only */
 	int plain;              /* c's sources are all plain files */
 	/* The input paths as bytes: the library keeps pointers to them (it
-	 * names the triples file in errors met while drawing). */
+	 * names the triples file in errors met while drawing, and in at). */
 	PyObject *paths[5];
 	PyThread_type_lock lock; /* one call at a time on c and s */
 } SamplerObject;
@@ -133,6 +134,17 @@ static int draw(SamplerObject *self, batch *b)
 	return fill(self, b);
 }
 
+/* Triples number[0..b->n), in that order. */
+static int draw_at(SamplerObject *self, batch *b, const uint64_t *number)
+{
+	for (; b->got < b->n; b->got++) {
+		int r = dx_sampler_at(self->s, number[b->got], &b->t[b->got], &b->err);
+		if (r < 0)
+			return b->rc = r;
+	}
+	return fill(self, b);
+}
+
 static PyObject *str_at(const batch *b, size_t j)
 {
 	const struct piece *p = &b->str[j];
@@ -194,11 +206,11 @@ static void batch_free(batch *b)
 static int batch_alloc(const SamplerObject *self, batch *b, size_t n)
 {
 	*b = (batch){ .n = n, .tx.plain = self->plain };
-	size_t per = 1 + self->k;
-	b->t = calloc(n, sizeof *b->t);
-	b->neg = calloc(n * self->k, sizeof *b->neg);
-	b->pos = malloc(n * per * sizeof *b->pos);
-	b->str = malloc(n * per_triple(self) * sizeof *b->str);
+	size_t per = 1 + self->k, m = n ? n : 1;
+	b->t = calloc(m, sizeof *b->t);
+	b->neg = calloc(m * self->k, sizeof *b->neg);
+	b->pos = malloc(m * per * sizeof *b->pos);
+	b->str = malloc(m * per_triple(self) * sizeof *b->str);
 	if (!b->t || !b->neg || !b->pos || !b->str) {
 		batch_free(b);
 		PyErr_NoMemory();
@@ -264,6 +276,64 @@ static PyObject *sampler_next_batch(SamplerObject *self, PyObject *arg)
 	Py_END_ALLOW_THREADS
 	PyThread_release_lock(self->lock);
 	return batch_list(self, &b);
+}
+
+/* at(ns) -> list of the tuples of triples ns (global numbers), in order. */
+static PyObject *sampler_at(SamplerObject *self, PyObject *arg)
+{
+	PyObject *seq = PySequence_Fast(arg, "at takes a sequence of triple numbers");
+	if (!seq)
+		return NULL;
+	size_t n = (size_t)PySequence_Fast_GET_SIZE(seq);
+	uint64_t *number = malloc((n ? n : 1) * sizeof *number);
+	PyObject *list = NULL;
+	batch b;
+	if (!number) {
+		PyErr_NoMemory();
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		PyObject *v = PyNumber_Index(PySequence_Fast_GET_ITEM(seq, (Py_ssize_t)i));
+		if (!v)
+			goto out;
+		int over = 0;
+		long long x = PyLong_AsLongLongAndOverflow(v, &over);
+		if (x == -1 && PyErr_Occurred()) {
+			Py_DECREF(v);
+			goto out;
+		}
+		if (over || x < 0)
+			PyErr_Format(PyExc_IndexError, "triple number %R out of range", v);
+		number[i] = (uint64_t)x;
+		Py_DECREF(v);
+		if (PyErr_Occurred())
+			goto out;
+	}
+	if (batch_alloc(self, &b, n) < 0)
+		goto out;
+	if (sampler_enter(self) < 0) {
+		batch_free(&b);
+		goto out;
+	}
+	/* A triples file is read in order: the library says so, for any n. */
+	uint64_t total = dx_sampler_report(self->s)->total;
+	for (size_t i = 0; !self->triples && i < n; i++)
+		if (number[i] >= total) {
+			PyThread_release_lock(self->lock);
+			batch_free(&b);
+			PyErr_Format(PyExc_IndexError, "triple number %llu out of range (%llu triples)",
+			             (unsigned long long)number[i], (unsigned long long)total);
+			goto out;
+		}
+	Py_BEGIN_ALLOW_THREADS
+	draw_at(self, &b, number);
+	Py_END_ALLOW_THREADS
+	PyThread_release_lock(self->lock);
+	list = batch_list(self, &b);
+out:
+	free(number);
+	Py_DECREF(seq);
+	return list;
 }
 
 static PyObject *sampler_report(SamplerObject *self, PyObject *unused)
@@ -398,6 +468,7 @@ static int sampler_init(SamplerObject *self, PyObject *args, PyObject *kw)
 	self->fields = f;
 	self->s = s;
 	self->k = negatives;
+	self->triples = o.triples != NULL;
 	self->plain = c ? dx_py_corpus_plain(c) : 0;
 	for (int i = 0; i < 5; i++)
 		self->paths[i] = pb[i];
@@ -434,6 +505,9 @@ static PyMethodDef sampler_methods[] = {
 	{ "next_batch", (PyCFunction)sampler_next_batch, METH_O,
 	  "next_batch(n) -> list of up to n tuples (n, epoch, qid, query, pos_id, pos,\n"
 	  "neg_ids, negs), the texts None without a corpus; [] at the end." },
+	{ "at", (PyCFunction)sampler_at, METH_O,
+	  "at(ns) -> list of the tuples of triples ns (their numbers n in the\n"
+	  "unsharded sequence), in the order given, as next_batch makes them." },
 	{ "report", (PyCFunction)sampler_report, METH_NOARGS, "report() -> dict" },
 	{ "close", (PyCFunction)sampler_close, METH_NOARGS, "close() -> None" },
 	{ NULL, NULL, 0, NULL },
