@@ -557,6 +557,10 @@ static int records(dx_corpus *c, const uint64_t *pos, size_t n, dx_record *recs,
 	 * several is decompressed once, and a cold mapped file is read
 	 * forward.  Decompressed records are copied into the arena, then
 	 * pointed at once the arena has stopped moving. */
+	/* The entries of a batch of random positions miss the cache each:
+	 * asked for together, they wait on memory together. */
+	for (size_t i = 0; i < n; i++)
+		dx__index_prefetch(c->ix, pos[i]);
 	for (size_t i = 0; i < n; i++) {
 		struct order *o = &c->order[i];
 		if (dx__index_record(c->ix, pos[i], &o->file, &o->file_off, &o->len, err) < 0)

@@ -469,6 +469,12 @@ uint64_t dx__index_count(const dx_index *ix)
 	return ix->n;
 }
 
+void dx__index_prefetch(const dx_index *ix, uint64_t pos)
+{
+	if (pos < ix->n)
+		__builtin_prefetch(ix->s[DDX_SEC_RECORDS].p + pos * 8);
+}
+
 int dx__index_record(dx_index *ix, uint64_t pos, uint32_t *file, uint64_t *off, uint64_t *len,
                      dx_err *err)
 {
