@@ -1,0 +1,198 @@
+#!/usr/bin/env python3
+"""How fast docdex.Corpus serves documents, next to a Python dict.
+
+In one process and one thread, times random reads from an indexed corpus:
+
+    c[pos]                    one document by position
+    c.get(id)                 one document by id
+    c.get_many(ids)           1,024 ids a call
+    c.get_many_positions(ps)  1,024 positions a call
+
+and the same reads from a dict {id: text} built from the same file in the
+same run (and a list of its texts for the positions), with the time and
+the memory (growth of VmRSS) that building it took.  Each figure is the
+median of --runs runs of --n reads, in documents per second; the ids and
+positions are drawn with a fixed seed.
+
+    python3 python/bench/corpus_speed.py --corpus collection.tsv --json out.json
+
+The corpus must be indexed (docdex index).  A TSV corpus read whole
+(--field not given) is loaded into the dict from its lines, as a program
+without docdex would; any other corpus is loaded through docdex.  Run it
+from the source tree after `make python`, or with docdex installed.
+"""
+import argparse
+import gc
+import gzip
+import json
+import os
+import platform
+import random
+import statistics
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))  # the package built in place
+
+import docdex  # noqa: E402
+
+BATCH = 1024
+
+
+def rss_bytes():
+    """This process's resident memory (VmRSS), or 0 where /proc has none."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
+
+
+def is_plain_tsv(path):
+    name = path[:-3] if path.endswith(".gz") else path
+    return name.endswith(".tsv")
+
+
+def load_dict(path, corpus, field):
+    """{id: text} as get(id) gives it.  A TSV read whole comes from its
+    lines; other corpora through the corpus (ids, then texts in batches)."""
+    d = {}
+    if field is None and is_plain_tsv(path):
+        opener = gzip.open if path.endswith(".gz") else open
+        with opener(path, "rt", encoding="utf-8", errors="surrogateescape", newline="\n") as f:
+            for line in f:
+                line = line.rstrip("\n").rstrip("\r")
+                d[line.split("\t", 1)[0]] = line
+        return d, "file"
+    ids = list(corpus.ids())
+    for i in range(0, len(ids), 65536):
+        chunk = ids[i:i + 65536]
+        d.update(zip(chunk, corpus.get_many_positions(range(i, i + len(chunk)))))
+    return d, "docdex"
+
+
+def timed(fn, n, runs):
+    """Documents per second of fn (which reads n documents), each run."""
+    rates = []
+    for _ in range(runs):
+        gc.collect()
+        t = time.perf_counter()
+        fn()
+        rates.append(n / (time.perf_counter() - t))
+    return rates
+
+
+def readers(c, d, values, ids, pos):
+    """Pairs (docdex, dict) of functions that read the same documents."""
+    batches = [ids[i:i + BATCH] for i in range(0, len(ids), BATCH)]
+    pbatches = [pos[i:i + BATCH] for i in range(0, len(pos), BATCH)]
+
+    def c_item():
+        for p in pos:
+            c[p]
+
+    def d_item():
+        for p in pos:
+            values[p]
+
+    def c_get():
+        get = c.get
+        for i in ids:
+            get(i)
+
+    def d_get():
+        for i in ids:
+            d[i]
+
+    def c_many():
+        for b in batches:
+            c.get_many(b)
+
+    def d_many():
+        for b in batches:
+            [d[i] for i in b]
+
+    def c_many_pos():
+        for b in pbatches:
+            c.get_many_positions(b)
+
+    def d_many_pos():
+        for b in pbatches:
+            [values[p] for p in b]
+
+    return {
+        "c[pos]": (c_item, d_item),
+        "c.get(id)": (c_get, d_get),
+        f"c.get_many({BATCH} ids)": (c_many, d_many),
+        f"c.get_many_positions({BATCH})": (c_many_pos, d_many_pos),
+    }
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--corpus", required=True, help="an indexed corpus (or its .ddx)")
+    ap.add_argument("--field", default=None, help="as Corpus(field=...)")
+    ap.add_argument("--runs", type=int, default=5, help="runs of each reader (median)")
+    ap.add_argument("--n", type=int, default=1000000, help="documents read a run")
+    ap.add_argument("--seed", type=int, default=1, help="seed of the ids and positions drawn")
+    ap.add_argument("--json", metavar="OUT", help="write the figures here as JSON")
+    a = ap.parse_args()
+
+    load_before = os.getloadavg()
+    c = docdex.Corpus(a.corpus, field=a.field)
+    count = len(c)
+    rng = random.Random(a.seed)
+    pos = [rng.randrange(count) for _ in range(a.n)]
+    all_ids = list(c.ids())
+    ids = [all_ids[p] for p in pos]
+    del all_ids
+
+    gc.collect()
+    rss0 = rss_bytes()
+    t = time.perf_counter()
+    d, source = load_dict(a.corpus, c, a.field)
+    build_s = time.perf_counter() - t
+    values = list(d.values())  # for positions (a corpus without duplicate ids)
+    gc.collect()
+    dict_bytes = rss_bytes() - rss0
+    if len(d) != count:
+        sys.exit(f"corpus_speed: the dict holds {len(d)} ids, the corpus {count} records")
+    check = rng.sample(range(a.n), min(1000, a.n))
+    if any(c.get(ids[k]) != d[ids[k]] or c[pos[k]] != values[pos[k]] for k in check):
+        sys.exit("corpus_speed: docdex and the dict disagree on a document")
+
+    results = {}
+    for name, (cf, df) in readers(c, d, values, ids, pos).items():
+        cr, dr = timed(cf, a.n, a.runs), timed(df, a.n, a.runs)
+        results[name] = {"docdex_per_s": statistics.median(cr), "dict_per_s": statistics.median(dr),
+                         "docdex_runs": cr, "dict_runs": dr}
+    load_after = os.getloadavg()
+
+    print(f"{a.corpus}: {count} records; {a.n} reads a run, median of {a.runs}, one thread")
+    print(f"dict from the {source}: {build_s:.1f} s, {dict_bytes / 2**20:.0f} MiB (VmRSS growth)")
+    print(f"load average {load_before[0]:.2f} before, {load_after[0]:.2f} after")
+    print(f"{'':34s} {'docdex/s':>12s} {'dict/s':>12s} {'ratio':>7s}")
+    for name, r in results.items():
+        ratio = r["docdex_per_s"] / r["dict_per_s"]
+        print(f"{name:34s} {r['docdex_per_s']:12,.0f} {r['dict_per_s']:12,.0f} {ratio:7.3f}")
+
+    if a.json:
+        out = {
+            "corpus": a.corpus, "field": a.field, "records": count, "n": a.n, "runs": a.runs,
+            "seed": a.seed, "batch": BATCH, "docdex_version": docdex.__version__,
+            "python": platform.python_version(), "machine": platform.machine(),
+            "cpus": os.cpu_count(), "load_before": load_before, "load_after": load_after,
+            "dict": {"source": source, "build_s": build_s, "rss_bytes": dict_bytes},
+            "results": results,
+        }
+        with open(a.json, "w", encoding="utf-8") as f:
+            json.dump(out, f, indent=1)
+            f.write("\n")
+
+
+if __name__ == "__main__":
+    main()
