@@ -2,31 +2,17 @@
 shards' next_batch gives them."""
 import os
 import random
-import subprocess
 
 import pytest
 
 import docdex
 from docdex import _docdex
-from conftest import TOP, run
-
-
-@pytest.fixture(scope="module")
-def synth(docdex_bin, tmp_path_factory):
-    """A small synthetic corpus with queries, qrels and a run, indexed."""
-    d = str(tmp_path_factory.mktemp("synth_at"))
-    files = {k: os.path.join(d, k) for k in ("c.tsv", "q.tsv", "qrels", "run")}
-    subprocess.run([os.path.join(TOP, "tests", "dx-synth"), "--count", "500", "-o", files["c.tsv"],
-                    "--queries", files["q.tsv"], "--qrels", files["qrels"], "--run", files["run"],
-                    "--nqueries", "30", "--depth", "10"], check=True, stdout=subprocess.DEVNULL)
-    run(docdex_bin, "index", "-q", files["c.tsv"])
-    return files
+from conftest import run
 
 
 def sampler(synth, corpus=True, **o):
     return _docdex._Sampler(corpus=synth["c.tsv"] if corpus else None, queries=synth["q.tsv"],
                             qrels=synth["qrels"], run=synth["run"], **o)
-
 
 
 def test_error_names_the_triples_file(synth, tmp_path):
