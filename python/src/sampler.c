@@ -148,7 +148,9 @@ static int draw_at(SamplerObject *self, batch *b, const uint64_t *number)
 static PyObject *str_at(const batch *b, size_t j)
 {
 	const struct piece *p = &b->str[j];
-	return PyUnicode_DecodeUTF8((p->text ? b->tx.buf : b->buf) + p->off, (Py_ssize_t)p->len,
+	const char *base = p->text ? b->tx.buf : b->buf;
+	/* An empty string may come from a buffer never allocated. */
+	return PyUnicode_DecodeUTF8(p->len ? base + p->off : "", (Py_ssize_t)p->len,
 	                            "surrogateescape");
 }
 

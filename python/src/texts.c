@@ -119,8 +119,9 @@ int dx_py_texts_read(dx_py_texts *t, dx_corpus *c, const dx_fields *f, const uin
 			}
 			if (reserve(t, r.len) < 0)
 				return nomem(err);
-			/* The text may lie in the mapping: copied under the guard. */
-			if ((rc = dx_corpus_copy(c, &r, t->buf + t->used, err)) < 0)
+			/* The text may lie in the mapping: copied under the
+			 * guard (an empty one not at all: buf may be NULL). */
+			if (r.len && (rc = dx_corpus_copy(c, &r, t->buf + t->used, err)) < 0)
 				return rc;
 			t->span[at + i] = (dx_py_span){ .off = t->used, .len = r.len };
 			t->used += r.len;
@@ -132,7 +133,8 @@ int dx_py_texts_read(dx_py_texts *t, dx_corpus *c, const dx_fields *f, const uin
 
 PyObject *dx_py_text_object(const dx_py_texts *t, size_t i, int as_bytes)
 {
-	return text_object(t->buf + t->span[i].off, t->span[i].len, as_bytes);
+	const dx_py_span *sp = &t->span[i];
+	return text_object(sp->len ? t->buf + sp->off : "", sp->len, as_bytes);
 }
 
 void dx_py_texts_trim(dx_py_texts *t)
