@@ -247,10 +247,10 @@ static PyMethodDef corpus_methods[] = {
 	  "bytes=False str, None the corpus's default." },
 	{ "get_many", (PyCFunction)(void (*)(void))corpus_get_many, METH_FASTCALL | METH_KEYWORDS,
 	  "get_many(ids, *, bytes=None) -> list\n\n"
-	  "The documents of these ids, in the order given, read in one call to\n"
-	  "the library: a gzip corpus decompresses each stretch once, in file\n"
-	  "order, and the GIL is let go meanwhile.  KeyError for the first id\n"
-	  "that no record has." },
+	  "The documents of these ids, in the order given, read together with\n"
+	  "the GIL let go: a gzip corpus in one call to the library, which\n"
+	  "decompresses each stretch once, in file order; a plain one in runs\n"
+	  "of records.  KeyError for the first id that no record has." },
 	{ "get_many_positions", (PyCFunction)(void (*)(void))corpus_get_many_positions,
 	  METH_FASTCALL | METH_KEYWORDS,
 	  "get_many_positions(positions, *, bytes=None) -> list\n\n"
