@@ -47,7 +47,7 @@ setup(
     version=version(),
     description="Documents by id out of indexed IR corpora (MS MARCO, BEIR, TREC)",
     packages=["docdex"],
-    package_data={"docdex": ["__init__.pyi", "py.typed"]},
+    package_data={"docdex": ["__init__.pyi", "torch.pyi", "py.typed"]},
     ext_modules=[ext],
     python_requires=">=3.8",
 )

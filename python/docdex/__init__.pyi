@@ -60,6 +60,8 @@ class Corpus:
         """Whether a record has this id."""
     def __iter__(self) -> Iterator[Union[str, bytes]]:
         """The ids in corpus order."""
+    def id(self, position: int) -> Union[str, bytes]:
+        """The id of the record at this position (negative: from the end)."""
     def ids(self) -> Iterator[Union[str, bytes]]:
         """The ids in corpus order (bytes for a corpus opened with bytes=True)."""
     @overload

@@ -257,6 +257,10 @@ static PyMethodDef corpus_methods[] = {
 	  "The documents at these 0-based positions in corpus order, as\n"
 	  "get_many reads them; negative positions count from the end.\n"
 	  "IndexError for a position out of range." },
+	{ "id", (PyCFunction)corpus_id, METH_O,
+	  "id(position) -> str (bytes for a corpus opened with bytes=True)\n\n"
+	  "The id of the record at this 0-based position; a negative one counts\n"
+	  "from the end.  IndexError for a position out of range." },
 	{ "ids", (PyCFunction)corpus_ids, METH_NOARGS,
 	  "ids() -> iterator of str (bytes for a corpus opened with bytes=True)\n\n"
 	  "The ids of the records in corpus order; iter(corpus) gives the same." },

@@ -24,6 +24,35 @@ PyObject *corpus_ids(CorpusObject *self, PyObject *unused)
 	return (PyObject *)it;
 }
 
+PyObject *corpus_id(CorpusObject *self, PyObject *arg)
+{
+	Py_ssize_t i = PyNumber_AsSsize_t(arg, PyExc_IndexError);
+	if (i == -1 && PyErr_Occurred())
+		return NULL;
+	if (corpus_enter(self) < 0)
+		return NULL;
+	uint64_t n = dx_corpus_count(self->c);
+	if (i < 0)
+		i += (Py_ssize_t)n;
+	if (i < 0 || (uint64_t)i >= n) {
+		PyThread_release_lock(self->lock);
+		PyErr_SetString(PyExc_IndexError, "docdex.Corpus position out of range");
+		return NULL;
+	}
+	dx_err err = { 0 };
+	const char *id;
+	size_t len;
+	PyObject *r = NULL;
+	if (dx_corpus_id(self->c, (uint64_t)i, &id, &len, &err) < 0)
+		corpus_failed(self, &err);
+	else
+		r = text_object(id, len, self->as_bytes);
+	PyThread_release_lock(self->lock);
+	if (err.code)
+		dx_py_raise(&err);
+	return r;
+}
+
 static void iditer_dealloc(IdIterObject *it)
 {
 	Py_XDECREF(it->corpus);

@@ -96,6 +96,7 @@ PyObject *corpus_get_many(CorpusObject *self, PyObject *const *args, Py_ssize_t 
 PyObject *corpus_get_many_positions(CorpusObject *self, PyObject *const *args, Py_ssize_t nargs,
                                     PyObject *kwnames);
 PyObject *corpus_item(CorpusObject *self, Py_ssize_t i);
+PyObject *corpus_id(CorpusObject *self, PyObject *arg);
 int corpus_contains(CorpusObject *self, PyObject *id);
 /* ids() and iter(c) (iter.c). */
 PyObject *corpus_ids(CorpusObject *self, PyObject *unused);

@@ -42,7 +42,13 @@ def test_len_ids(docdex_bin, sample):
         assert len(c) == len(want)
         assert list(c.ids()) == want
         assert list(c) == want
+        assert [c.id(i) for i in range(len(c))] == want
+        assert c.id(-1) == want[-1]
+        for bad in (len(want), -len(want) - 1):
+            with pytest.raises(IndexError):
+                c.id(bad)
     with docdex.Corpus(path) as c:
+        assert c.id(0) == want[0].decode()
         assert list(c) == [i.decode() for i in want]
         assert all(i.decode() in c for i in want)
         assert "no such id" not in c and b"no such id" not in c

@@ -33,7 +33,7 @@ def test_corpus_dataset(samples):
     assert ds.__getitems__([3, 1]) == [c[3], c[1]]
     with_ids = CorpusDataset(path, field, ids=True, bytes=True)
     ids = list(c)
-    assert with_ids[2] == (ids[2], docdex.Corpus(path, field=field, bytes=True)[2])
+    assert with_ids[2] == (ids[2].encode(), docdex.Corpus(path, field=field, bytes=True)[2])
     assert with_ids.__getitems__([4, 0]) == [with_ids[4], with_ids[0]]
 
 
