@@ -45,7 +45,9 @@ if os.path.isdir(os.path.join(TOP, "python", "docdex")):
     sys.path.insert(1, os.path.join(TOP, "python"))
 
 import procmem  # noqa: E402
+import studydata  # noqa: E402
 from procmem import mib  # noqa: E402
+from studydata import sh  # noqa: E402
 
 LOADERS = ("dict", "offsets", "docdex")
 
@@ -180,11 +182,6 @@ def free_port():
         return s.getsockname()[1]
 
 
-def sh(cmd, **kw):
-    print("+ " + " ".join(cmd), flush=True)
-    subprocess.run(cmd, check=True, **kw)
-
-
 def fresh(out, *inputs):
     return os.path.exists(out) and all(os.path.getmtime(out) >= os.path.getmtime(i) for i in inputs)
 
@@ -194,17 +191,8 @@ def prepare(a):
     the triples, in --workdir; what is there already is kept."""
     os.makedirs(a.workdir, exist_ok=True)
     if not a.corpus:
-        d = os.path.join(a.workdir, f"synth-{a.size}")
-        os.makedirs(d, exist_ok=True)
-        a.corpus = os.path.join(d, "corpus.tsv")
-        a.queries, a.qrels, a.run = (os.path.join(d, n) for n in ("queries.tsv", "qrels.tsv", "run.trec"))
-        done = os.path.join(d, "done")
-        if not os.path.exists(done):
-            sh([a.synth, "--kind", "passages", "--layout", "tsv", "--size", a.size, "-o", a.corpus,
-                "--queries", a.queries, "--qrels", a.qrels, "--run", a.run,
-                "--nqueries", str(a.nqueries), "--depth", str(a.depth), "--seed", str(a.seed)])
-            sh([a.docdex, "index", "-q", a.corpus])
-            open(done, "w").close()
+        a.corpus, a.queries, a.qrels, a.run = studydata.synth_corpus(
+            a.workdir, a.size, a.synth, a.docdex, a.nqueries, a.depth, a.seed)
     for need in ("queries", "qrels", "run"):
         if not getattr(a, need):
             sys.exit(f"ddp_study: --corpus needs --{need}")
@@ -493,6 +481,7 @@ def main():
         limit = memgroup.parse_size(a.mem_limit)
     if not a.cell_timeout:
         a.cell_timeout = 300 + 3 * (a.seconds if not a.steps else 60)
+    studydata.stop_on_signals()
     a.json = a.json or os.path.join(a.workdir, "study.json")
     a.svg = a.svg or os.path.join(a.workdir, "study.svg")
     prepare(a)

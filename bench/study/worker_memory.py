@@ -33,6 +33,7 @@ if os.path.isdir(os.path.join(TOP, "python", "docdex")):
     sys.path.insert(1, os.path.join(TOP, "python"))
 
 import procmem  # noqa: E402
+import studydata  # noqa: E402
 from procmem import mib  # noqa: E402
 
 LOADERS = ("dict", "docdex")
@@ -220,13 +221,7 @@ def main():
     a.synth = a.synth or os.path.join(os.path.dirname(a.docdex), "tests", "dx-synth")
     os.makedirs(a.workdir, exist_ok=True)
     if not a.corpus:
-        d = os.path.join(a.workdir, f"synth-{a.size}")
-        os.makedirs(d, exist_ok=True)
-        a.corpus = os.path.join(d, "passages.tsv")
-        if not os.path.exists(a.corpus + ".ddx"):
-            subprocess.run([a.synth, "--kind", "passages", "--layout", "tsv", "--size", a.size,
-                            "-o", a.corpus], check=True)
-            subprocess.run([a.docdex, "index", "-q", a.corpus], check=True)
+        a.corpus = studydata.synth_corpus(a.workdir, a.size, a.synth, a.docdex)[0]
     if not os.path.exists(a.corpus + ".ddx"):
         sys.exit(f"worker_memory: {a.corpus} is not indexed: docdex index {a.corpus}")
     limit = None
@@ -237,6 +232,7 @@ def main():
             sys.exit(f"worker_memory: --mem-limit: {why}")
         limit = memgroup.parse_size(a.mem_limit)
     loaders = [x for x in a.loaders.split(",") if x]
+    studydata.stop_on_signals()
     results = []
     for n in [int(x) for x in a.workers.split(",")]:
         for loader in loaders:
