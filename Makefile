@@ -20,6 +20,18 @@
 #                        python/docdex (PYTHON=/usr/bin/python3, with its
 #                        python3-dev and python3-setuptools; offline)
 #   make python-check    its tests: PYTHON -m pytest -q python/tests
+#   make study           the DDP study (bench/study/ddp_study.py): a generated
+#                        corpus of STUDY_SIZE (1G) in STUDY_DIR (build/study),
+#                        trained on by 1, 2 and 4 gloo ranks with DataLoader
+#                        workers from a dict, an offset table and docdex, each
+#                        configuration in a cgroup v1 memory group of
+#                        STUDY_CAP (18G; empty: none); then 2 ranks under
+#                        STUDY_LIMIT (3G; empty: skipped). Memory groups need
+#                        root. About 25 minutes; not part of make check
+#   make bench-python    DataLoader workers' memory after a pass over the
+#                        STUDY_SIZE corpus, a dict against docdex
+#                        (bench/study/worker_memory.py, 1, 2, 4 and 8
+#                        workers), and python/bench/corpus_speed.py if there
 #   make DEV=1           warnings are errors
 #
 # A build with other flags goes to its own directory: B=build/asan holds the
@@ -253,6 +265,27 @@ python: $(LIBDX)
 python-check: python $(DOCDEX)
 	DOCDEX=$(abspath $(DOCDEX)) $(PYTHON) -m pytest -q python/tests
 
+# The study (bench/study): torch and Python's docdex package needed.
+STUDY_DIR ?= build/study
+STUDY_SIZE ?= 1G
+STUDY_CAP ?= 18G
+STUDY_LIMIT ?= 3G
+STUDY_ARGS = --size $(STUDY_SIZE) --workdir $(STUDY_DIR) --docdex $(abspath $(DOCDEX)) \
+             --synth $(abspath $(SYNTH))
+study: all python
+	$(PYTHON) bench/study/ddp_study.py $(STUDY_ARGS) --ranks 1,2,4 --workers 2 --seconds 40 \
+	    $(if $(STUDY_CAP),--mem-limit $(STUDY_CAP)) \
+	    --json $(STUDY_DIR)/study.json --svg $(STUDY_DIR)/study.svg
+	$(if $(STUDY_LIMIT),$(PYTHON) bench/study/ddp_study.py $(STUDY_ARGS) --ranks 2 --workers 2 \
+	    --seconds 40 --mem-limit $(STUDY_LIMIT) --title "docdex study: 2 ranks under a memory limit of $(STUDY_LIMIT)" \
+	    --json $(STUDY_DIR)/study-limited.json --svg $(STUDY_DIR)/study-limited.svg)
+
+bench-python: all python
+	$(PYTHON) bench/study/worker_memory.py $(STUDY_ARGS) --workers 1,2,4,8 \
+	    $(if $(STUDY_CAP),--mem-limit $(STUDY_CAP)) --json $(STUDY_DIR)/worker_memory.json
+	if [ -f python/bench/corpus_speed.py ]; then \
+	    DOCDEX=$(abspath $(DOCDEX)) PYTHONPATH=python $(PYTHON) python/bench/corpus_speed.py; fi
+
 demo: all
 	sh tests/demo.sh $(abspath $(DOCDEX)) $(abspath $(SYNTH))
 
@@ -297,8 +330,9 @@ uninstall:
 clean:
 	rm -rf build docdex lib/libdocdex.a lib/libdocdex.so* bench/libdxbench.a tests/dx-synth \
 	    tests/ddx-poke python/build python/docdex/_docdex*.so
+	rm -rf bench/study/__pycache__
 
 .PHONY: all unit replay check fuzz fuzz-run asan tsan valgrind demo bench install uninstall clean \
-        python python-check
+        python python-check study bench-python
 .SUFFIXES:
 .SECONDARY:

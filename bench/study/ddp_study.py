@@ -102,7 +102,11 @@ def rank_main(argv):
         json.dump(res, f, indent=1)
     if status:
         sys.stderr.write(res["traceback"])
-    return status
+    sys.stdout.flush()
+    sys.stderr.flush()
+    # Everything is written: the interpreter's teardown of torch would only
+    # add to the configuration's time.
+    os._exit(status)
 
 
 def train(a, rank, world, t_start, sampler, res):
@@ -114,6 +118,7 @@ def train(a, rank, world, t_start, sampler, res):
 
     import loaders
 
+    res["torch"] = torch.__version__
     torch.set_num_threads(a.threads)
     torch.manual_seed(a.seed)
     dist.init_process_group("gloo", timeout=datetime.timedelta(seconds=a.dist_timeout))
@@ -222,7 +227,8 @@ def kill_group(p, sig):
 
 def run_cell(a, loader, world, limit):
     name = f"{loader}-r{world}"
-    cell_dir = os.path.join(a.workdir, "cells", name)
+    run_name = os.path.splitext(os.path.basename(a.json))[0]
+    cell_dir = os.path.join(a.workdir, "cells", run_name, name)
     shutil.rmtree(cell_dir, ignore_errors=True)
     os.makedirs(cell_dir)
     group = None
@@ -296,7 +302,7 @@ def merge_memory(cell_dir, world, interval):
     if not allt:
         return None
     t0 = min(allt)
-    keys = ("pss", "uss", "dirty", "anon")
+    keys = ("pss", "pss_anon", "uss", "dirty", "anon")
     per_proc = {}
     buckets = []  # per rank: {bucket: {key: total, key_workers: ...}}
     for r, recs in enumerate(series):
@@ -308,11 +314,11 @@ def merge_memory(cell_dir, world, interval):
                 pp = per_proc.setdefault(pid, {"pid": int(pid), "rank": r, "role": role,
                                                **{f"peak_{k}_mib": 0 for k in keys}})
                 for k in keys:
-                    pp[f"peak_{k}_mib"] = max(pp[f"peak_{k}_mib"], mib(m[k]))
+                    pp[f"peak_{k}_mib"] = max(pp[f"peak_{k}_mib"], mib(m.get(k, 0)))
                     if s.get("tag") == "final":
-                        pp[f"final_{k}_mib"] = mib(m[k])
-                    tot[k] = tot.get(k, 0) + m[k]
-                    tot[f"{k}_{role}s"] = tot.get(f"{k}_{role}s", 0) + m[k]
+                        pp[f"final_{k}_mib"] = mib(m.get(k, 0))
+                    tot[k] = tot.get(k, 0) + m.get(k, 0)
+                    tot[f"{k}_{role}s"] = tot.get(f"{k}_{role}s", 0) + m.get(k, 0)
             b[int((s["t"] - t0) / interval)] = tot
         buckets.append(b)
     every = sorted(set(k for b in buckets for k in b))
@@ -328,18 +334,17 @@ def merge_memory(cell_dir, world, interval):
                     row[name] = row.get(name, 0) + v
         totals.append((k, row))
     out = {}
-    for name in ("pss", "uss", "dirty", "anon", "uss_ranks", "uss_workers", "dirty_ranks",
-                 "dirty_workers", "pss_ranks", "pss_workers"):
+    for name in ("pss", "pss_anon", "uss", "dirty", "anon", "uss_ranks", "uss_workers", "dirty_ranks",
+                 "dirty_workers", "pss_ranks", "pss_workers", "pss_anon_ranks", "pss_anon_workers"):
         out[f"peak_{name}_mib"] = mib(max((row.get(name, 0) for _, row in totals), default=0))
     finals = [next((s for s in recs if s.get("tag") == "final"), None) for recs in series]
     if all(finals):
         for k in keys:
-            out[f"final_{k}_mib"] = mib(sum(procmem.total({p: m for p, m in f["procs"].items()}, k)
-                                            for f in finals))
+            out[f"final_{k}_mib"] = mib(sum(m.get(k, 0) for f in finals for m in f["procs"].values()))
         for k in ("uss", "dirty"):
             out[f"final_{k}_workers_mib"] = mib(sum(m[k] for f in finals for m in f["procs"].values()
                                                     if m["role"] != "main"))
-    out["series_columns"] = ["t_s", "pss_mib", "uss_mib", "dirty_mib", "anon_mib"]
+    out["series_columns"] = ["t_s"] + [f"{k}_mib" for k in keys]
     out["series"] = [[round(k * interval, 2)] + [mib(row.get(x, 0)) for x in keys] for k, row in totals]
     out["processes"] = sorted(per_proc.values(), key=lambda x: (x["rank"], x["role"] != "rank", x["pid"]))
     return out
@@ -365,7 +370,7 @@ def summarize(a, loader, world, cell_dir, procs, cg, timed_out, wall):
         res.pop("traceback", None)
         ranks.append(res)
     cell = {"loader": loader, "ranks": world, "workers": a.workers, "batch_size": a.batch_size,
-            "wall_seconds": round(wall, 1), "rank_results": ranks}
+            "wall_seconds": round(wall, 1), "cell_dir": cell_dir, "rank_results": ranks}
     ok = all(p.returncode == 0 for p in procs)
     oom_signs = [r for r in ranks if r.get("signal") == "SIGKILL" or "killed by signal" in r.get("error", "")
                  or "Killed" in r.get("error", "")]
@@ -399,7 +404,7 @@ def summarize(a, loader, world, cell_dir, procs, cg, timed_out, wall):
 
 
 def table(cells):
-    hdr = ("loader", "ranks", "status", "samples/s", "1st batch s", "peak PSS", "peak USS",
+    hdr = ("loader", "ranks", "status", "samples/s", "1st batch s", "peak PSS", "PSS anon", "peak USS",
            "peak dirty", "peak anon", "final USS", "workers' USS", "workers' dirty")
     rows = [hdr]
     for c in cells:
@@ -408,12 +413,13 @@ def table(cells):
                      f"{c['samples_per_s']:.0f}" if "samples_per_s" in c else "-",
                      f"{c['t_first_batch_s']:.1f}" if "t_first_batch_s" in c else "-",
                      *(f"{m[k]:.0f}" if k in m else "-" for k in
-                       ("peak_pss_mib", "peak_uss_mib", "peak_dirty_mib", "peak_anon_mib",
+                       ("peak_pss_mib", "peak_pss_anon_mib", "peak_uss_mib", "peak_dirty_mib", "peak_anon_mib",
                         "final_uss_mib", "peak_uss_workers_mib", "peak_dirty_workers_mib"))))
     w = [max(len(r[i]) for r in rows) for i in range(len(hdr))]
     lines = ["  ".join(v.rjust(w[i]) for i, v in enumerate(r)) for r in rows]
-    return "\n".join(lines) + ("\n(memory in MiB, totals over every rank and DataLoader worker; "
-                               "dirty: Private_Dirty, the private anonymous memory)")
+    return "\n".join(lines) + ("\n(memory in MiB, peaks of the totals over every rank and DataLoader "
+                               "worker; PSS anon: Pss_Anon, the anonymous memory the job holds, page "
+                               "cache left out; dirty: Private_Dirty, the private anonymous memory)")
 
 
 def plot(path, cells, title, note):
@@ -426,14 +432,14 @@ def plot(path, cells, title, note):
         bad = c["status"].upper() if c["status"] != "ok" else None
         m = c.get("memory") or {}
         speed.setdefault(s, {})[g] = c.get("samples_per_s", bad)
-        for out, key in ((uss, "peak_uss_mib"), (dirty, "peak_dirty_mib")):
+        for out, key in ((uss, "peak_pss_anon_mib"), (dirty, "peak_dirty_mib")):
             out.setdefault(s, {})[g] = m[key] / 1024 if not bad and key in m else bad
         first.setdefault(s, {})[g] = c.get("t_first_batch_s", bad) if not bad else bad
     svg.figure(path, title, [
         svg.Panel("training speed", "samples/s (all ranks)", groups, loaders, speed),
         svg.Panel("private anonymous memory, peak", "GiB Private_Dirty (ranks + workers)",
                   groups, loaders, dirty),
-        svg.Panel("USS, peak", "GiB USS (ranks + workers)", groups, loaders, uss),
+        svg.Panel("anonymous memory (PSS), peak", "GiB Pss_Anon (ranks + workers)", groups, loaders, uss),
         svg.Panel("time to first batch", "s from process start", groups, loaders, first),
     ], loaders, note=note)
 
@@ -504,11 +510,10 @@ def main():
         "host": {"cpus": os.cpu_count(), "python": sys.version.split()[0]},
         "cells": cells,
     }
-    try:
-        import torch
-        report["host"]["torch"] = torch.__version__
-    except ImportError:
-        pass
+    # The ranks say which torch they ran (importing it here would cost a
+    # second or two).
+    report["host"]["torch"] = next((r["torch"] for c in cells for r in c["rank_results"] if "torch" in r),
+                                   None)
     os.makedirs(os.path.dirname(os.path.abspath(a.json)), exist_ok=True)
     with open(a.json, "w") as f:
         json.dump(report, f, indent=1)
