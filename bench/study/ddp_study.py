@@ -154,6 +154,7 @@ def train(a, rank, world, t_start, sampler, res):
             step += 1
             if step == a.warmup or (a.warmup == 0 and step == 1 and t_meas is None):
                 t_meas = time.time()
+                cpu0 = procmem.cpu_tree(os.getpid())
                 res["loss_at_warmup"] = float(loss)
             elif t_meas is not None:
                 measured += 1
@@ -168,6 +169,13 @@ def train(a, rank, world, t_start, sampler, res):
             if flag[0] > 0:
                 stop = True
                 res["measured_seconds"] = time.time() - t_meas
+                # CPU time is what the other users of a shared machine do
+                # not change: the rank's (model, gloo) and its workers'
+                # (reading the texts, hashing the words).
+                cpu1 = procmem.cpu_tree(os.getpid())
+                me = os.getpid()
+                res["cpu_rank_s"] = round(cpu1[me] - cpu0[me], 2)
+                res["cpu_workers_s"] = round(sum(c - cpu0.get(p, 0.0) for p, c in cpu1.items() if p != me), 2)
                 # The last sample while the workers are still there.
                 sampler.sample(tag="final")
                 break
@@ -387,8 +395,14 @@ def summarize(a, loader, world, cell_dir, procs, cg, timed_out, wall):
         cell["status"] = "failed"
     r0 = ranks[0]
     if ok and r0.get("measured_seconds"):
-        cell["samples_per_s"] = round(sum(r.get("samples_measured", 0) for r in ranks) /
-                                      r0["measured_seconds"], 1)
+        samples = sum(r.get("samples_measured", 0) for r in ranks)
+        cell["samples_per_s"] = round(samples / r0["measured_seconds"], 1)
+        if samples:
+            cpu_r = sum(r.get("cpu_rank_s", 0) for r in ranks)
+            cpu_w = sum(r.get("cpu_workers_s", 0) for r in ranks)
+            cell["cpu_ms_per_sample"] = round(1000 * (cpu_r + cpu_w) / samples, 3)
+            cell["cpu_ms_per_sample_workers"] = round(1000 * cpu_w / samples, 3)
+            cell["cpu_ms_per_sample_ranks"] = round(1000 * cpu_r / samples, 3)
         cell["measured_seconds"] = round(r0["measured_seconds"], 2)
         cell["measured_steps"] = r0.get("measured_steps")
     firsts = [r["t_first_batch"] for r in ranks if "t_first_batch" in r]
@@ -404,20 +418,24 @@ def summarize(a, loader, world, cell_dir, procs, cg, timed_out, wall):
 
 
 def table(cells):
-    hdr = ("loader", "ranks", "status", "samples/s", "1st batch s", "peak PSS", "PSS anon", "peak USS",
+    hdr = ("loader", "ranks", "status", "samples/s", "CPU ms", "workers' ms", "1st batch s", "peak PSS",
+           "PSS anon", "peak USS",
            "peak dirty", "peak anon", "final USS", "workers' USS", "workers' dirty")
     rows = [hdr]
     for c in cells:
         m = c.get("memory") or {}
         rows.append((c["loader"], str(c["ranks"]), c["status"],
                      f"{c['samples_per_s']:.0f}" if "samples_per_s" in c else "-",
+                     *(f"{c[k]:.2f}" if k in c else "-" for k in
+                       ("cpu_ms_per_sample", "cpu_ms_per_sample_workers")),
                      f"{c['t_first_batch_s']:.1f}" if "t_first_batch_s" in c else "-",
                      *(f"{m[k]:.0f}" if k in m else "-" for k in
                        ("peak_pss_mib", "peak_pss_anon_mib", "peak_uss_mib", "peak_dirty_mib", "peak_anon_mib",
                         "final_uss_mib", "peak_uss_workers_mib", "peak_dirty_workers_mib"))))
     w = [max(len(r[i]) for r in rows) for i in range(len(hdr))]
     lines = ["  ".join(v.rjust(w[i]) for i, v in enumerate(r)) for r in rows]
-    return "\n".join(lines) + ("\n(memory in MiB, peaks of the totals over every rank and DataLoader "
+    return "\n".join(lines) + ("\n(CPU ms: CPU time of ranks and workers per sample, workers' ms: theirs "
+                               "alone;\n memory in MiB, peaks of the totals over every rank and DataLoader "
                                "worker; PSS anon: Pss_Anon, the anonymous memory the job holds, page "
                                "cache left out; dirty: Private_Dirty, the private anonymous memory)")
 
@@ -426,17 +444,19 @@ def plot(path, cells, title, note):
     import svg
     loaders = sorted({c["loader"] for c in cells}, key=lambda x: LOADERS.index(x) if x in LOADERS else 9)
     groups = sorted({c["ranks"] for c in cells})
-    speed, uss, dirty, first = {}, {}, {}, {}
+    speed, cpu, uss, dirty, first = {}, {}, {}, {}, {}
     for c in cells:
         s, g = c["loader"], c["ranks"]
         bad = c["status"].upper() if c["status"] != "ok" else None
         m = c.get("memory") or {}
         speed.setdefault(s, {})[g] = c.get("samples_per_s", bad)
+        cpu.setdefault(s, {})[g] = c.get("cpu_ms_per_sample_workers", bad)
         for out, key in ((uss, "peak_pss_anon_mib"), (dirty, "peak_dirty_mib")):
             out.setdefault(s, {})[g] = m[key] / 1024 if not bad and key in m else bad
         first.setdefault(s, {})[g] = c.get("t_first_batch_s", bad) if not bad else bad
     svg.figure(path, title, [
         svg.Panel("training speed", "samples/s (all ranks)", groups, loaders, speed),
+        svg.Panel("workers' CPU per sample", "ms (read, tokenize)", groups, loaders, cpu),
         svg.Panel("private anonymous memory, peak", "GiB Private_Dirty (ranks + workers)",
                   groups, loaders, dirty),
         svg.Panel("anonymous memory (PSS), peak", "GiB Pss_Anon (ranks + workers)", groups, loaders, uss),

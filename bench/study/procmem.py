@@ -66,12 +66,35 @@ def descendants(pid):
     return out
 
 
+def _stat_fields(pid):
+    with open(f"/proc/{pid}/stat") as f:
+        # The command name may hold spaces and parentheses: fields follow
+        # the last ')', the first of them field 3 of proc(5).
+        return f.read().rpartition(")")[2].split()
+
+
+def cpu_seconds(pid):
+    """User + system CPU time pid has used, or None once it is gone."""
+    try:
+        fields = _stat_fields(pid)
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def cpu_tree(pid):
+    """{pid: CPU seconds} of pid and its descendants."""
+    out = {}
+    for p in [pid] + descendants(pid):
+        c = cpu_seconds(p)
+        if c is not None:
+            out[p] = c
+    return out
+
+
 def start_time(pid="self"):
     """When pid started, as time.time() would have said then (10 ms steps)."""
-    with open(f"/proc/{pid}/stat") as f:
-        # The command name may hold spaces and parentheses: fields follow the last ')'.
-        fields = f.read().rpartition(")")[2].split()
-    ticks = int(fields[19])  # field 22 of proc(5), counted from 3 after the name
+    ticks = int(_stat_fields(pid)[19])  # field 22 of proc(5)
     with open("/proc/stat") as f:
         btime = next(int(line.split()[1]) for line in f if line.startswith("btime "))
     return btime + ticks / os.sysconf("SC_CLK_TCK")
@@ -83,6 +106,7 @@ def snapshot(pid, roles=None):
     for p in [pid] + descendants(pid):
         m = rollup(p)
         if m is not None:
+            m["cpu"] = cpu_seconds(p) or 0.0
             m["role"] = (roles or {}).get(p, "main" if p == pid else "child")
             out[p] = m
     return out
