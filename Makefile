@@ -273,10 +273,10 @@ STUDY_LIMIT ?= 3G
 STUDY_ARGS = --size $(STUDY_SIZE) --workdir $(STUDY_DIR) --docdex $(abspath $(DOCDEX)) \
              --synth $(abspath $(SYNTH))
 study: all python
-	$(PYTHON) bench/study/ddp_study.py $(STUDY_ARGS) --ranks 1,2,4 --workers 2 --seconds 40 \
+	$(PYTHON) bench/study/ddp_study.py $(STUDY_ARGS) --ranks 1,2,4 --workers 2 --seconds 40 --interval 2 \
 	    $(if $(STUDY_CAP),--mem-limit $(STUDY_CAP)) \
 	    --json $(STUDY_DIR)/study.json --svg $(STUDY_DIR)/study.svg
-	$(if $(STUDY_LIMIT),$(PYTHON) bench/study/ddp_study.py $(STUDY_ARGS) --ranks 2 --workers 2 \
+	$(if $(STUDY_LIMIT),$(PYTHON) bench/study/ddp_study.py $(STUDY_ARGS) --ranks 2 --workers 2 --interval 2 \
 	    --seconds 40 --mem-limit $(STUDY_LIMIT) --title "docdex study: 2 ranks under a memory limit of $(STUDY_LIMIT)" \
 	    --json $(STUDY_DIR)/study-limited.json --svg $(STUDY_DIR)/study-limited.svg)
 

@@ -60,7 +60,9 @@ def add_model_options(p):
     p.add_argument("--steps", type=int, default=0, help="measured steps per configuration")
     p.add_argument("--seconds", type=float, default=45.0,
                    help="measured seconds per configuration, when --steps is not given (default 45)")
-    p.add_argument("--interval", type=float, default=0.5, help="memory sampling period in s (default 0.5)")
+    p.add_argument("--interval", type=float, default=0.5,
+                   help="memory sampling period in s (default 0.5; a sample of a process mapping "
+                        "GBs takes tens of ms of CPU)")
     p.add_argument("--buckets", type=int, default=1 << 16, help="hashed vocabulary (default 65536)")
     p.add_argument("--dim", type=int, default=48, help="embedding size (default 48)")
     p.add_argument("--seed", type=int, default=1)
@@ -155,6 +157,7 @@ def train(a, rank, world, t_start, sampler, res):
             if step == a.warmup or (a.warmup == 0 and step == 1 and t_meas is None):
                 t_meas = time.time()
                 cpu0 = procmem.cpu_tree(os.getpid())
+                sampler_cpu0 = sampler.cpu_s
                 res["loss_at_warmup"] = float(loss)
             elif t_meas is not None:
                 measured += 1
@@ -174,7 +177,9 @@ def train(a, rank, world, t_start, sampler, res):
                 # (reading the texts, hashing the words).
                 cpu1 = procmem.cpu_tree(os.getpid())
                 me = os.getpid()
-                res["cpu_rank_s"] = round(cpu1[me] - cpu0[me], 2)
+                # The memory samples' own CPU time is left out of the rank's.
+                res["cpu_sampler_s"] = round(sampler.cpu_s - sampler_cpu0, 2)
+                res["cpu_rank_s"] = round(cpu1[me] - cpu0[me] - res["cpu_sampler_s"], 2)
                 res["cpu_workers_s"] = round(sum(c - cpu0.get(p, 0.0) for p, c in cpu1.items() if p != me), 2)
                 # The last sample while the workers are still there.
                 sampler.sample(tag="final")
@@ -403,6 +408,7 @@ def summarize(a, loader, world, cell_dir, procs, cg, timed_out, wall):
             cell["cpu_ms_per_sample"] = round(1000 * (cpu_r + cpu_w) / samples, 3)
             cell["cpu_ms_per_sample_workers"] = round(1000 * cpu_w / samples, 3)
             cell["cpu_ms_per_sample_ranks"] = round(1000 * cpu_r / samples, 3)
+            cell["cpu_sampler_s"] = round(sum(r.get("cpu_sampler_s", 0) for r in ranks), 2)
         cell["measured_seconds"] = round(r0["measured_seconds"], 2)
         cell["measured_steps"] = r0.get("measured_steps")
     firsts = [r["t_first_batch"] for r in ranks if "t_first_batch" in r]

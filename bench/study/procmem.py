@@ -129,6 +129,7 @@ class Sampler:
         self.lock = threading.Lock()
         self.stop_event = threading.Event()
         self.peak = {}
+        self.cpu_s = 0.0  # CPU time the samples took, the page-table walks included
         self.thread = threading.Thread(target=self._run, name="procmem", daemon=True)
 
     def start(self):
@@ -137,6 +138,9 @@ class Sampler:
         return self
 
     def sample(self, tag=None):
+        # Reading smaps_rollup walks the process's page tables: tens of ms
+        # for a process that maps a few GB, which the report subtracts.
+        c0 = time.thread_time()
         snap = snapshot(self.pid)
         rec = {"t": time.time(), "procs": {str(p): m for p, m in snap.items()}, **self.extra}
         if tag:
@@ -149,6 +153,7 @@ class Sampler:
             if not self.f.closed:
                 self.f.write(json.dumps(rec) + "\n")
                 self.f.flush()
+            self.cpu_s += time.thread_time() - c0
         return snap
 
     def _run(self):
