@@ -31,7 +31,7 @@
 #   make bench-python    DataLoader workers' memory after a pass over the
 #                        STUDY_SIZE corpus, a dict against docdex
 #                        (bench/study/worker_memory.py, 1, 2, 4 and 8
-#                        workers), and python/bench/corpus_speed.py if there
+#                        workers), then python/bench/corpus_speed.py on it
 #   make DEV=1           warnings are errors
 #
 # A build with other flags goes to its own directory: B=build/asan holds the
@@ -284,7 +284,8 @@ bench-python: all python
 	$(PYTHON) bench/study/worker_memory.py $(STUDY_ARGS) --workers 1,2,4,8 \
 	    $(if $(STUDY_CAP),--mem-limit $(STUDY_CAP)) --json $(STUDY_DIR)/worker_memory.json
 	if [ -f python/bench/corpus_speed.py ]; then \
-	    DOCDEX=$(abspath $(DOCDEX)) PYTHONPATH=python $(PYTHON) python/bench/corpus_speed.py; fi
+	    $(PYTHON) python/bench/corpus_speed.py --corpus $(STUDY_DIR)/synth-$(STUDY_SIZE)/corpus.tsv \
+	        --json $(STUDY_DIR)/corpus_speed.json; fi
 
 demo: all
 	sh tests/demo.sh $(abspath $(DOCDEX)) $(abspath $(SYNTH))
