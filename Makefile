@@ -283,9 +283,8 @@ study: all python
 bench-python: all python
 	$(PYTHON) bench/study/worker_memory.py $(STUDY_ARGS) --workers 1,2,4,8 \
 	    $(if $(STUDY_CAP),--mem-limit $(STUDY_CAP)) --json $(STUDY_DIR)/worker_memory.json
-	if [ -f python/bench/corpus_speed.py ]; then \
-	    $(PYTHON) python/bench/corpus_speed.py --corpus $(STUDY_DIR)/synth-$(STUDY_SIZE)/corpus.tsv \
-	        --json $(STUDY_DIR)/corpus_speed.json; fi
+	$(PYTHON) python/bench/corpus_speed.py --corpus $(STUDY_DIR)/synth-$(STUDY_SIZE)/corpus.tsv \
+	    --json $(STUDY_DIR)/corpus_speed.json
 
 demo: all
 	sh tests/demo.sh $(abspath $(DOCDEX)) $(abspath $(SYNTH))
