@@ -1,6 +1,5 @@
 """docdex.Sampler gives the triples that docdex sample writes."""
 import json
-import os
 
 import pytest
 
