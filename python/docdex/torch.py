@@ -25,7 +25,7 @@ fork, spawn and forkserver each open their own handle.
 import torch
 import torch.utils.data
 
-from . import Corpus, Sampler
+from . import Corpus, Sampler, _shard
 
 __all__ = ["CorpusDataset", "TripleDataset", "DistributedSampler", "collate_triples"]
 
@@ -136,7 +136,6 @@ class DistributedSampler(torch.utils.data.Sampler):
 
     def __init__(self, dataset, num_replicas=None, rank=None, shuffle=True, seed=0,
                  drop_last=False):
-        from . import _shard
         self.rank, self.num_replicas = _shard(rank, num_replicas)
         self.dataset = dataset
         self.shuffle = bool(shuffle)
