@@ -504,13 +504,8 @@ def main():
         if x not in LOADERS:
             p.error(f"unknown loader {x!r}")
     ranks = [int(x) for x in a.ranks.split(",") if x]
-    limit = None
-    if a.mem_limit:
-        import memgroup
-        why = memgroup.available()
-        if why:
-            sys.exit(f"ddp_study: --mem-limit: {why}")
-        limit = memgroup.parse_size(a.mem_limit)
+    import memgroup
+    limit = memgroup.limit_from_option(a.mem_limit, "ddp_study")
     if not a.cell_timeout:
         a.cell_timeout = 300 + 3 * (a.seconds if not a.steps else 60)
     studydata.stop_on_signals()

@@ -7,6 +7,7 @@ limit holds for this process holds for the group as well.
 """
 import os
 import signal
+import sys
 import time
 
 ROOT = "/sys/fs/cgroup/memory"
@@ -26,6 +27,17 @@ def available():
     if not os.access(ROOT, os.W_OK):
         return f"{ROOT} is not writable (root needed)"
     return None
+
+
+def limit_from_option(value, prog):
+    """--mem-limit's bytes, None without one; exits with prog's message
+    where no group can be made."""
+    if not value:
+        return None
+    why = available()
+    if why:
+        sys.exit(f"{prog}: --mem-limit: {why}")
+    return parse_size(value)
 
 
 def _own_dir():

@@ -224,13 +224,8 @@ def main():
         a.corpus = studydata.synth_corpus(a.workdir, a.size, a.synth, a.docdex)[0]
     if not os.path.exists(a.corpus + ".ddx"):
         sys.exit(f"worker_memory: {a.corpus} is not indexed: docdex index {a.corpus}")
-    limit = None
-    if a.mem_limit:
-        import memgroup
-        why = memgroup.available()
-        if why:
-            sys.exit(f"worker_memory: --mem-limit: {why}")
-        limit = memgroup.parse_size(a.mem_limit)
+    import memgroup
+    limit = memgroup.limit_from_option(a.mem_limit, "worker_memory")
     loaders = [x for x in a.loaders.split(",") if x]
     studydata.stop_on_signals()
     results = []

@@ -57,6 +57,10 @@ extern PyTypeObject SamplerType; /* sampler.c */
  * code, with err filled. */
 int dx_py_texts_read(dx_py_texts *t, dx_corpus *c, const dx_fields *f, const uint64_t *pos,
                      size_t n, dx_err *err);
+/* Room for more bytes after the used ones in a buffer that doubles
+ * (4 KiB at first): 0, or -1 when out of memory (buf unchanged). */
+int dx_py_grow(char **buf, size_t *cap, size_t used, size_t more);
+
 /* Text i as bytes or str (text_object's): a new reference, or NULL. */
 PyObject *dx_py_text_object(const dx_py_texts *t, size_t i, int as_bytes);
 /* Whether every source of c is a plain (mapped) file: 1 or 0. */

@@ -93,13 +93,14 @@ static int want_bytes(CorpusObject *self, PyObject *b)
 /*
  * The arguments of get, get_many and get_many_positions (METH_FASTCALL:
  * no tuple nor dict made for a call): the one argument, positional or by
- * name, and bytes= by name.  0, or -1 with TypeError.
+ * name, and bytes= by name as the flag it means (None: the corpus's own).
+ * 0, or -1 with TypeError.
  */
-static int parse(const char *fn, const char *name, PyObject *const *args, Py_ssize_t nargs,
-                 PyObject *kwnames, PyObject **arg, PyObject **b)
+static int parse(CorpusObject *self, const char *fn, const char *name, PyObject *const *args,
+                 Py_ssize_t nargs, PyObject *kwnames, PyObject **arg, int *as_bytes)
 {
+	PyObject *b = Py_None;
 	*arg = nargs >= 1 ? args[0] : NULL;
-	*b = Py_None;
 	if (nargs > 1) {
 		PyErr_Format(PyExc_TypeError, "%s() takes exactly one positional argument (%zd given)",
 		             fn, nargs);
@@ -109,7 +110,7 @@ static int parse(const char *fn, const char *name, PyObject *const *args, Py_ssi
 	for (Py_ssize_t k = 0; k < nk; k++) {
 		PyObject *key = PyTuple_GET_ITEM(kwnames, k);
 		if (PyUnicode_CompareWithASCIIString(key, "bytes") == 0) {
-			*b = args[nargs + k];
+			b = args[nargs + k];
 		} else if (PyUnicode_CompareWithASCIIString(key, name) == 0 && !*arg) {
 			*arg = args[nargs + k];
 		} else {
@@ -121,7 +122,8 @@ static int parse(const char *fn, const char *name, PyObject *const *args, Py_ssi
 		PyErr_Format(PyExc_TypeError, "%s() missing required argument '%s' (pos 1)", fn, name);
 		return -1;
 	}
-	return 0;
+	*as_bytes = want_bytes(self, b);
+	return *as_bytes < 0 ? -1 : 0;
 }
 
 /* The bytes of id o (str or bytes): borrowed from o where they are its
@@ -148,14 +150,14 @@ static int id_ref(PyObject *o, const char **s, size_t *n, PyObject **hold)
 
 PyObject *corpus_get(CorpusObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
-	PyObject *id, *b, *hold, *t = NULL;
-	if (parse("get", "id", args, nargs, kwnames, &id, &b) < 0)
+	PyObject *id, *hold, *t = NULL;
+	int as_bytes;
+	if (parse(self, "get", "id", args, nargs, kwnames, &id, &as_bytes) < 0)
 		return NULL;
 	const char *s;
 	size_t n;
 	uint64_t pos;
-	int as_bytes = want_bytes(self, b);
-	if (as_bytes < 0 || id_ref(id, &s, &n, &hold) < 0)
+	if (id_ref(id, &s, &n, &hold) < 0)
 		return NULL;
 	req q = { .n = 1, .obj = &id, .id = &s, .idlen = &n, .pos = &pos, .as_bytes = as_bytes,
 	          .out = &t };
@@ -179,11 +181,9 @@ static PyObject *read_list(CorpusObject *self, req *q)
 PyObject *corpus_get_many(CorpusObject *self, PyObject *const *args, Py_ssize_t nargs,
                           PyObject *kwnames)
 {
-	PyObject *seq, *b;
-	if (parse("get_many", "ids", args, nargs, kwnames, &seq, &b) < 0)
-		return NULL;
-	int as_bytes = want_bytes(self, b);
-	if (as_bytes < 0)
+	PyObject *seq;
+	int as_bytes;
+	if (parse(self, "get_many", "ids", args, nargs, kwnames, &seq, &as_bytes) < 0)
 		return NULL;
 	if (PyUnicode_Check(seq) || PyBytes_Check(seq)) {
 		PyErr_SetString(PyExc_TypeError, "get_many takes a sequence of ids, not one id");
@@ -222,11 +222,9 @@ out:
 PyObject *corpus_get_many_positions(CorpusObject *self, PyObject *const *args, Py_ssize_t nargs,
                                     PyObject *kwnames)
 {
-	PyObject *seq, *b;
-	if (parse("get_many_positions", "positions", args, nargs, kwnames, &seq, &b) < 0)
-		return NULL;
-	int as_bytes = want_bytes(self, b);
-	if (as_bytes < 0)
+	PyObject *seq;
+	int as_bytes;
+	if (parse(self, "get_many_positions", "positions", args, nargs, kwnames, &seq, &as_bytes) < 0)
 		return NULL;
 	PyObject *t = PySequence_Fast(seq, "get_many_positions takes a sequence of positions");
 	if (!t)

@@ -41,24 +41,9 @@ typedef struct batch {
 	int rc;
 } batch;
 
-static int reserve(batch *b, size_t n)
-{
-	if (b->cap - b->len >= n)
-		return 0;
-	size_t cap = b->cap ? b->cap : 4096;
-	while (cap - b->len < n)
-		cap *= 2;
-	char *p = realloc(b->buf, cap);
-	if (!p)
-		return -1;
-	b->buf = p;
-	b->cap = cap;
-	return 0;
-}
-
 static int add(batch *b, const char *s, size_t n)
 {
-	if (reserve(b, n) < 0)
+	if (dx_py_grow(&b->buf, &b->cap, b->len, n) < 0)
 		return -1;
 	if (n)
 		memcpy(b->buf + b->len, s, n);

@@ -3,6 +3,7 @@
  * dx_corpus_records, each checked to hold the id its position has, its
  * fields taken and its text copied into one buffer; then made into
  * objects. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,18 +35,20 @@ static int room(dx_py_texts *t, size_t n)
 	return 0;
 }
 
-static int reserve(dx_py_texts *t, size_t more)
+int dx_py_grow(char **buf, size_t *cap, size_t used, size_t more)
 {
-	if (t->bufcap - t->used >= more)
+	if (*cap - used >= more)
 		return 0;
-	size_t cap = t->bufcap ? t->bufcap : 4096;
-	while (cap - t->used < more)
-		cap *= 2;
-	char *b = realloc(t->buf, cap);
+	if (more > SIZE_MAX / 2 - used)
+		return -1;
+	size_t c = *cap ? *cap : 4096;
+	while (c - used < more)
+		c *= 2;
+	char *b = realloc(*buf, c);
 	if (!b)
 		return -1;
-	t->buf = b;
-	t->bufcap = cap;
+	*buf = b;
+	*cap = c;
 	return 0;
 }
 
@@ -117,7 +120,7 @@ int dx_py_texts_read(dx_py_texts *t, dx_corpus *c, const dx_fields *f, const uin
 					return rc;
 				r = (dx_record){ .data = s, .len = len, .stable = 1 };
 			}
-			if (reserve(t, r.len) < 0)
+			if (dx_py_grow(&t->buf, &t->bufcap, t->used, r.len) < 0)
 				return nomem(err);
 			/* The text may lie in the mapping: copied under the
 			 * guard (an empty one not at all: buf may be NULL). */
