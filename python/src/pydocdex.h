@@ -57,6 +57,9 @@ extern PyTypeObject SamplerType; /* sampler.c */
  * code, with err filled. */
 int dx_py_texts_read(dx_py_texts *t, dx_corpus *c, const dx_fields *f, const uint64_t *pos,
                      size_t n, dx_err *err);
+/* Fills err as the library does when out of memory: DX_ENOMEM. */
+int dx_py_nomem(dx_err *err);
+
 /* Room for more bytes after the used ones in a buffer that doubles
  * (4 KiB at first): 0, or -1 when out of memory (buf unchanged). */
 int dx_py_grow(char **buf, size_t *cap, size_t used, size_t more);

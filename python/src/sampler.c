@@ -54,9 +54,7 @@ static int add(batch *b, const char *s, size_t n)
 
 static int nomem(batch *b)
 {
-	b->err = (dx_err){ .code = DX_ENOMEM };
-	snprintf(b->err.what, sizeof b->err.what, "out of memory");
-	return b->rc = DX_ENOMEM;
+	return b->rc = dx_py_nomem(&b->err);
 }
 
 /* Strings per triple: qid, query, then an id and (with a corpus) a text
@@ -135,8 +133,7 @@ static PyObject *str_at(const batch *b, size_t j)
 	const struct piece *p = &b->str[j];
 	const char *base = p->text ? b->tx.buf : b->buf;
 	/* An empty string may come from a buffer never allocated. */
-	return PyUnicode_DecodeUTF8(p->len ? base + p->off : "", (Py_ssize_t)p->len,
-	                            "surrogateescape");
+	return text_object(p->len ? base + p->off : "", p->len, 0);
 }
 
 /* The tuple (n, epoch, qid, query, pos_id, pos, neg_ids, negs) of triple i. */

@@ -9,7 +9,7 @@
 
 #include "pydocdex.h"
 
-static int nomem(dx_err *err)
+int dx_py_nomem(dx_err *err)
 {
 	*err = (dx_err){ .code = DX_ENOMEM };
 	snprintf(err->what, sizeof err->what, "out of memory");
@@ -97,7 +97,7 @@ int dx_py_texts_read(dx_py_texts *t, dx_corpus *c, const dx_fields *f, const uin
 	if (n == 0)
 		return 0;
 	if (room(t, n) < 0)
-		return nomem(err);
+		return dx_py_nomem(err);
 	size_t run = t->plain ? PLAIN_RUN : n;
 	for (size_t at = 0; at < n; at += run) {
 		size_t k = n - at < run ? n - at : run;
@@ -121,7 +121,7 @@ int dx_py_texts_read(dx_py_texts *t, dx_corpus *c, const dx_fields *f, const uin
 				r = (dx_record){ .data = s, .len = len, .stable = 1 };
 			}
 			if (dx_py_grow(&t->buf, &t->bufcap, t->used, r.len) < 0)
-				return nomem(err);
+				return dx_py_nomem(err);
 			/* The text may lie in the mapping: copied under the
 			 * guard (an empty one not at all: buf may be NULL). */
 			if (r.len && (rc = dx_corpus_copy(c, &r, t->buf + t->used, err)) < 0)
