@@ -4,7 +4,8 @@
  * grows from, written as a trainer would write them: each process keeps a
  * private table from id to document (memory) or to offset (stdio), so what
  * they cost in memory grows with the number of processes.  pread, mmap,
- * gzip and bgzf serve from the shared index.
+ * gzip and bgzf serve from the shared index: pread and mmap are the
+ * library's two accesses to a plain corpus (dx_corpus_set_access).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -153,11 +154,10 @@ struct dxb_loader {
 	int owns_map;
 	uint32_t nsrc;
 	FILE **files;         /* stdio */
-	int *fds;             /* pread */
 	int line_format;      /* stdio: records are lines (TSV, JSONL) */
 	char *line;           /* stdio: getline's buffer */
 	size_t line_cap;
-	dx_buf arena;         /* stdio, pread: the records of a batch */
+	dx_buf arena;         /* stdio: the records of a batch */
 	size_t *arena_off;
 	size_t arena_n;
 };
@@ -233,21 +233,6 @@ static int stdio_load(dxb_loader *l, dx_err *err)
 	return 0;
 }
 
-static int pread_open(dxb_loader *l, dx_err *err)
-{
-	l->fds = malloc(l->nsrc * sizeof *l->fds);
-	if (!l->fds)
-		return dx__fail_nomem(err);
-	for (uint32_t i = 0; i < l->nsrc; i++)
-		l->fds[i] = -1;
-	for (uint32_t i = 0; i < l->nsrc; i++) {
-		const char *path = dx__corpus_source_path(l->c, i);
-		if ((l->fds[i] = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-			return dx__fail_sys(err, path, "cannot open");
-	}
-	return 0;
-}
-
 dxb_loader *dxb_loader_open(int strategy, dx_corpus *c, const dxb_loader *share, dx_err *err)
 {
 	const char *why;
@@ -282,8 +267,9 @@ dxb_loader *dxb_loader_open(int strategy, dx_corpus *c, const dxb_loader *share,
 		else
 			rc = stdio_load(l, err);
 		l->line_format = info.format != DX_FMT_TREC;
-	} else if (strategy == DXB_LOAD_PREAD) {
-		rc = pread_open(l, err);
+	} else if (strategy == DXB_LOAD_PREAD || strategy == DXB_LOAD_MMAP) {
+		/* The library's own ways of reading a plain corpus. */
+		rc = dx_corpus_set_access(c, strategy == DXB_LOAD_PREAD ? DX_ACCESS_PREAD : DX_ACCESS_MMAP, err);
 	}
 	if (rc < 0) {
 		dxb_loader_close(l);
@@ -352,30 +338,10 @@ static int stdio_read(dxb_loader *l, const entry *e, dx_err *err)
 	return 0;
 }
 
-static int pread_read(dxb_loader *l, uint32_t file, uint64_t off, uint64_t len, dx_err *err)
-{
-	const char *path = dx__corpus_source_path(l->c, file);
-	if (len > SIZE_MAX / 2 || dx__buf_reserve(&l->arena, (size_t)len) < 0)
-		return dx__fail_nomem(err);
-	char *p = l->arena.p + l->arena.len;
-	for (uint64_t done = 0; done < len;) {
-		ssize_t got = pread(l->fds[file], p + done, (size_t)(len - done), (off_t)(off + done));
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0)
-			return dx__fail_sys(err, path, "cannot read");
-		if (got == 0)
-			return dx__fail(err, DX_ESTALE, 0, path, "the file ends before a record");
-		done += (uint64_t)got;
-	}
-	l->arena.len += (size_t)len;
-	return 0;
-}
-
 int dxb_loader_get(dxb_loader *l, const uint64_t *pos, size_t n, dx_record *recs, dx_err *err)
 {
 	int rc;
-	if (l->strategy == DXB_LOAD_MMAP || l->strategy == DXB_LOAD_GZIP || l->strategy == DXB_LOAD_BGZF)
+	if (l->strategy != DXB_LOAD_MEMORY && l->strategy != DXB_LOAD_STDIO)
 		return dx_corpus_records(l->c, pos, n, recs, err);
 	if (l->strategy == DXB_LOAD_MEMORY) {
 		for (size_t i = 0; i < n; i++) {
@@ -391,18 +357,9 @@ int dxb_loader_get(dxb_loader *l, const uint64_t *pos, size_t n, dx_record *recs
 		return rc;
 	for (size_t i = 0; i < n; i++) {
 		l->arena_off[i] = l->arena.len;
-		if (l->strategy == DXB_LOAD_STDIO) {
-			const entry *e;
-			if ((rc = lookup(l, pos[i], &e, err)) < 0 || (rc = stdio_read(l, e, err)) < 0)
-				return rc;
-		} else {
-			uint32_t file;
-			uint64_t off, len;
-			if (dx__index_record(l->ix, pos[i], &file, &off, &len, err) < 0)
-				return err->code;
-			if ((rc = pread_read(l, file, off, len, err)) < 0)
-				return rc;
-		}
+		const entry *e;
+		if ((rc = lookup(l, pos[i], &e, err)) < 0 || (rc = stdio_read(l, e, err)) < 0)
+			return rc;
 		recs[i] = (dx_record){ .pos = pos[i], .len = l->arena.len - l->arena_off[i] };
 	}
 	arena_end(l, n, recs);
@@ -419,11 +376,7 @@ void dxb_loader_close(dxb_loader *l)
 	for (uint32_t i = 0; l->files && i < l->nsrc; i++)
 		if (l->files[i])
 			fclose(l->files[i]);
-	for (uint32_t i = 0; l->fds && i < l->nsrc; i++)
-		if (l->fds[i] >= 0)
-			close(l->fds[i]);
 	free(l->files);
-	free(l->fds);
 	free(l->line);
 	dx__buf_free(&l->arena);
 	free(l->arena_off);

@@ -29,6 +29,7 @@ static const char usage[] =
 	"      --batch N            look up to N ids together, among those given or\n"
 	"                           already waiting on stdin: a gzip corpus decompresses\n"
 	"                           each stretch once per batch (default: 1024)\n"
+	OPT_ACCESS_HELP
 	"  -h, --help               show this help\n";
 
 enum { OPT_FIELD = OPT_OWN, OPT_POSITION, OPT_RANDOM, OPT_MISSING, OPT_BATCH };
@@ -41,6 +42,7 @@ static const struct option options[] = {
 	OPTION_SEED,
 	{ "missing", required_argument, NULL, OPT_MISSING },
 	{ "batch", required_argument, NULL, OPT_BATCH },
+	OPTION_ACCESS,
 	OPTION_HELP,
 	OPTION_END,
 };
@@ -231,7 +233,7 @@ int cmd_get(int argc, char **argv)
 	getter g = { .format = FMT_RAW, .batch = 1024 };
 	const char *field = NULL;
 	uint64_t nrandom = 0, seed = 0, v;
-	int random = 0, c, rc;
+	int random = 0, access = DX_ACCESS_AUTO, c, rc;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, ":h", options, NULL)) != -1) {
 		switch (c) {
@@ -267,6 +269,10 @@ int cmd_get(int argc, char **argv)
 				return cli_usage_error("get", "bad --batch, give 1 to 1048576 ids", optarg);
 			g.batch = (size_t)v;
 			break;
+		case OPT_ACCESS:
+			if ((rc = opt_access("get", optarg, &access)))
+				return rc;
+			break;
 		case 'h':
 			fputs(usage, stdout);
 			return EXIT_OK;
@@ -280,8 +286,9 @@ int cmd_get(int argc, char **argv)
 	if (random && (optind < argc || g.by_position))
 		return cli_usage_error("get", "--random takes no ids and no --position", NULL);
 
-	if (!(g.c = dx_corpus_open(corpus, &g.err))) {
+	if (!(g.c = dx_corpus_open(corpus, &g.err)) || dx_corpus_set_access(g.c, access, &g.err) < 0) {
 		cli_lib_error("get", &g.err);
+		dx_corpus_close(g.c);
 		return EXIT_FAIL;
 	}
 	if (field && !(g.fields = dx_fields_parse(g.c, field, &g.err))) {

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "docdex.h"
 #include "options.h"
 
 int opt_bad_value(const char *cmd, const char *name, const char *place, const char *hint,
@@ -45,4 +46,14 @@ int opt_seed(const char *cmd, const char *place, const char *value, uint64_t *se
 	if (cli_parse_u64(value, seed) < 0)
 		return opt_bad_value(cmd, "seed", place, "a non-negative integer", value);
 	return 0;
+}
+
+int opt_access(const char *cmd, const char *value, int *access)
+{
+	static const char *const names[] = { "auto", "mmap", "pread", NULL };
+	int rc = opt_choice(cmd, "access", NULL, value, names, access);
+	/* The names are in DX_ACCESS_* order. */
+	if (!rc)
+		*access = dx_access_parse(names[*access]);
+	return rc;
 }

@@ -2,7 +2,8 @@
  * options.h: the options that several commands take, declared and read in
  * one place, so that each means and says the same everywhere: -o/--output
  * (index, sample, bench, pin-test), --format (all five, each with its own
- * names) and --seed (get, sample, bench, pin-test).  A command lists them
+ * names), --seed (get, sample, bench, pin-test) and --access (get,
+ * sample).  A command lists them
  * in its getopt_long table with the OPTION_* entries and reads their
  * values with opt_*; its own options take ids from OPT_OWN.
  */
@@ -12,11 +13,12 @@
 #include <getopt.h>
 #include <stdint.h>
 
-enum { OPT_FORMAT = 256, OPT_SEED, OPT_OWN };
+enum { OPT_FORMAT = 256, OPT_SEED, OPT_ACCESS, OPT_OWN };
 
 #define OPTION_OUTPUT { "output", required_argument, NULL, 'o' }
 #define OPTION_FORMAT { "format", required_argument, NULL, OPT_FORMAT }
 #define OPTION_SEED { "seed", required_argument, NULL, OPT_SEED }
+#define OPTION_ACCESS { "access", required_argument, NULL, OPT_ACCESS }
 #define OPTION_HELP { "help", no_argument, NULL, 'h' }
 #define OPTION_END { NULL, 0, NULL, 0 }
 
@@ -38,5 +40,13 @@ int opt_format(const char *cmd, const char *place, const char *value, const char
 int opt_choice(const char *cmd, const char *name, const char *place, const char *value,
                const char *const *names, int *choice);
 int opt_seed(const char *cmd, const char *place, const char *value, uint64_t *seed);
+
+/* --access: auto, mmap or pread, as DX_ACCESS_*.  Returns 0 or EXIT_USAGE. */
+int opt_access(const char *cmd, const char *value, int *access);
+
+/* The help line of --access, the same in every command. */
+#define OPT_ACCESS_HELP \
+	"      --access HOW         read records with auto, mmap or pread (default:\n" \
+	"                           auto: the mapping while they are in memory)\n"
 
 #endif

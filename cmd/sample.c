@@ -77,6 +77,7 @@ static const char usage[] =
 	"      --stats              print what was read and written to stderr\n"
 	"      --no-readahead       do not ask the kernel for the next batch's documents\n"
 	"                           while this one is written\n"
+	OPT_ACCESS_HELP
 	"  -h, --help               show this help\n";
 
 enum {
@@ -113,6 +114,7 @@ static const struct option options[] = {
 	{ "strict", no_argument, NULL, OPT_STRICT },
 	{ "stats", no_argument, NULL, OPT_STATS },
 	{ "no-readahead", no_argument, NULL, OPT_NO_READAHEAD },
+	OPTION_ACCESS,
 	OPTION_HELP,
 	OPTION_END,
 };
@@ -126,6 +128,7 @@ typedef struct sample_args {
 	int lists;                /* --negatives was given */
 	int stats;
 	int readahead;
+	int access;               /* DX_ACCESS_* */
 	int rank_given, world_given;
 	int pair_opts;            /* an option that --triples refuses was given */
 } sample_args;
@@ -425,6 +428,7 @@ static int set_option(sample_args *a, int c, char **argv)
 	case OPT_FIELD: a->field = optarg; return 0;
 	case 'o': a->output = optarg; return 0;
 	case OPT_FORMAT: return opt_format("sample", NULL, optarg, sample_formats, &a->format);
+	case OPT_ACCESS: return opt_access("sample", optarg, &a->access);
 	case OPT_EXCLUDE_JUDGED:
 	case OPT_MIN_REL:
 	case OPT_DEPTH:
@@ -546,7 +550,8 @@ static int open_sampler(sampler_cli *x, const sample_args *a)
 	dx_sample_opts so = a->so;
 	so.report = &rep;
 	so.progress = stop_requested;
-	if (a->corpus && !(x->c = dx_corpus_open(a->corpus, &x->err))) {
+	if (a->corpus && (!(x->c = dx_corpus_open(a->corpus, &x->err)) ||
+	                  dx_corpus_set_access(x->c, a->access, &x->err) < 0)) {
 		cli_lib_error("sample", &x->err);
 		return EXIT_FAIL;
 	}

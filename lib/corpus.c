@@ -30,7 +30,7 @@ typedef struct csource {
 	const char *map;      /* plain: the file mapped */
 	uint64_t size;
 	uint64_t usize;       /* its content's size (size for a plain file) */
-	int fd;               /* gzip: the file, read through gz; -1 for plain */
+	int fd;               /* the file: read with pread (plain) or through gz */
 	dx_gzsrc *gz;
 } csource;
 
@@ -42,13 +42,24 @@ struct dx_corpus {
 	const dx_format_ops *ops;
 	csource *src;
 	uint32_t nsrc;
+	int access;           /* how plain records are read: DX_ACCESS_* */
+	int warm;             /* DX_ACCESS_AUTO: whether the last records probed
+	                         were in memory (read through the mapping) */
+	uint64_t unprobed;    /* records read since that probe */
 	dx_buf scratch, join;
+	dx_buf single;        /* a record read with pread by dx_corpus_record */
 	dx_buf arena;         /* decompressed records of a batch */
 	/* A batch's decompressed records in file order: where each goes in the
 	 * arena, and for which request. */
 	struct order { uint64_t file_off, len, arena_off; uint32_t file; size_t i; } *order;
 	size_t order_cap;
 };
+
+/* How many of the records asked for are looked at (mincore) before the
+ * rest are asked of the kernel; and how many records DX_ACCESS_AUTO reads
+ * between two such probes (a probe costs what a pread does, and a reader
+ * in calls of 16 records must not pay one a record). */
+enum { PROBE = 16, PROBE_EVERY = 1024 };
 
 struct dx_fields {
 	size_t n;
@@ -189,6 +200,12 @@ static int open_source(dx_corpus *c, const char *dir, uint32_t i, dx_err *err)
 		s->gz->check_ctx = c->ix;
 		return 0;
 	}
+	/* Mapped whatever the access: mincore tells from the mapping whether
+	 * records are in memory, and verify and pin-test read through it.  A
+	 * pread reads no more than asked: records are read at random, and a
+	 * batch asks for its own pages ahead. */
+	s->fd = fd;
+	posix_fadvise(fd, 0, 0, POSIX_FADV_RANDOM);
 	if ((s->size = si.size)) {
 		void *m = mmap(NULL, s->size, PROT_READ, MAP_SHARED, fd, 0);
 		if (m == MAP_FAILED)
@@ -196,11 +213,12 @@ static int open_source(dx_corpus *c, const char *dir, uint32_t i, dx_err *err)
 		else
 			s->map = m;
 	}
-	close(fd);
 	return rc;
 }
 
 static int corpus_file_index(const dx_corpus *c, const char *path);
+static void advise(dx_corpus *c);
+
 
 dx_corpus *dx_corpus_open(const char *corpus_or_index, dx_err *err)
 {
@@ -240,6 +258,8 @@ dx_corpus *dx_corpus_open(const char *corpus_or_index, dx_err *err)
 	for (uint32_t i = 0; i < c->nsrc; i++)
 		if (open_source(c, dir, i, err) < 0)
 			goto fail;
+	c->unprobed = PROBE_EVERY;
+	advise(c);
 	/* A corpus named with its index beside it must be what that index
 	 * indexes: a CORPUS.ddx copied or left from another file would serve
 	 * that file's documents under this one's name. */
@@ -276,6 +296,7 @@ void dx_corpus_close(dx_corpus *c)
 	}
 	free(c->order);
 	dx__buf_free(&c->arena);
+	dx__buf_free(&c->single);
 	free(c->src);
 	dx_index_close(c->ix);
 	dx__buf_free(&c->scratch);
@@ -311,6 +332,52 @@ dx_index *dx_corpus_index(dx_corpus *c)
 uint64_t dx_corpus_count(const dx_corpus *c)
 {
 	return dx__index_count(c->ix);
+}
+
+/*
+ * Under DX_ACCESS_AUTO the mappings serve records that were in memory when
+ * probed: a fault there that finds its page gone (a probe is a sample)
+ * should read that page, not the read-around of up to read_ahead_kb (8 MiB
+ * on some disks) that a fault asks for by default.  Pages in memory are
+ * still mapped several at a time (fault-around).
+ */
+static void advise(dx_corpus *c)
+{
+	int how = c->access == DX_ACCESS_AUTO ? MADV_RANDOM : MADV_NORMAL;
+	for (uint32_t i = 0; i < c->nsrc; i++)
+		if (c->src[i].map)
+			madvise((void *)(uintptr_t)c->src[i].map, c->src[i].size, how);
+}
+
+static const char *const access_names[] = {
+	[DX_ACCESS_AUTO] = "auto", [DX_ACCESS_MMAP] = "mmap", [DX_ACCESS_PREAD] = "pread",
+};
+
+const char *dx_access_name(int access)
+{
+	return access >= DX_ACCESS_AUTO && access <= DX_ACCESS_PREAD ? access_names[access] : "?";
+}
+
+int dx_access_parse(const char *name)
+{
+	for (int a = DX_ACCESS_AUTO; a <= DX_ACCESS_PREAD; a++)
+		if (strcmp(name, access_names[a]) == 0)
+			return a;
+	return -1;
+}
+
+int dx_corpus_set_access(dx_corpus *c, int access, dx_err *err)
+{
+	if (access < DX_ACCESS_AUTO || access > DX_ACCESS_PREAD)
+		return dx__fail(err, DX_EINVAL, 0, "", "no such access");
+	c->access = access;
+	advise(c);
+	return 0;
+}
+
+int dx_corpus_access(const dx_corpus *c)
+{
+	return c->access;
 }
 
 const char *dx__corpus_source_path(const dx_corpus *c, uint32_t i)
@@ -353,14 +420,49 @@ int dx_corpus_id(dx_corpus *c, uint64_t pos, const char **id, size_t *len, dx_er
 	return rc;
 }
 
+/* Reads [off, off + len) of plain source s into dst.  The file was opened
+ * at the size indexed: fewer bytes now mean it was cut short while in use,
+ * what a mapped read meets as SIGBUS. */
+static int read_plain(const csource *s, uint64_t off, uint64_t len, char *dst, dx_err *err)
+{
+	while (len) {
+		ssize_t n = pread(s->fd, dst, (size_t)len, (off_t)off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return dx__fail_sys(err, s->path, "cannot read");
+		if (n == 0)
+			return dx__fail(err, DX_ESTALE, 0, s->path,
+			                "corpus file shorter than when it was opened, it was changed while in use");
+		dst += n;
+		off += (uint64_t)n;
+		len -= (uint64_t)n;
+	}
+	return 0;
+}
+
+/* Whether records are read through the mappings now (and so stay valid
+ * until the corpus is closed), rather than with pread. */
+static int via_map(const dx_corpus *c)
+{
+	return c->access == DX_ACCESS_MMAP || (c->access == DX_ACCESS_AUTO && c->warm);
+}
+
 int dx__corpus_bytes(dx_corpus *c, uint32_t file, uint64_t off, uint64_t len, const char **data,
                      dx_err *err)
 {
 	csource *s = &c->src[file];
 	if (s->gz)
 		return dx__gzsrc_read(s->gz, off, len, data, err);
-	*data = s->map ? s->map + off : "";
-	return 0;
+	if (!len || via_map(c)) {
+		*data = s->map ? s->map + off : "";
+		return 0;
+	}
+	c->single.len = 0;
+	if (dx__buf_reserve(&c->single, (size_t)len) < 0)
+		return dx__fail_nomem(err);
+	*data = c->single.p;
+	return read_plain(s, off, len, c->single.p, err);
 }
 
 /* How many bytes after a record its end check looks at: up to 2 (a CRLF),
@@ -374,18 +476,23 @@ static uint64_t tail_len(const dx_corpus *c, uint32_t file, uint64_t off, uint64
 
 static void fault_in(const char *p, size_t len);
 
+static int batch_via_map(dx_corpus *c, const uint64_t *pos, size_t n);
+
 static int record(dx_corpus *c, uint64_t pos, dx_record *rec, dx_err *err)
 {
 	uint32_t file;
 	uint64_t off, len, tail;
-	if (dx__index_record(c->ix, pos, &file, &off, &len, err) < 0 ||
+	if (dx__index_record(c->ix, pos, &file, &off, &len, err) < 0)
+		return err->code;
+	batch_via_map(c, &pos, 1);
+	if (
 	    dx__corpus_bytes(c, file, off, len + (tail = tail_len(c, file, off, len)), &rec->data, err) < 0)
 		return err->code;
 	rec->pos = pos;
 	rec->len = (size_t)len;
 	rec->source = file;
 	rec->offset = off;
-	rec->stable = c->src[file].gz == NULL;
+	rec->stable = !c->src[file].gz && via_map(c);
 	/* A mapped record's pages are touched here, under the guard, so that a
 	 * file cut short before the call fails it rather than the caller. */
 	if (rec->stable)
@@ -466,22 +573,21 @@ int dx_corpus_check_ids(dx_corpus *c, const dx_record *recs, size_t n, dx_err *e
 	return rc;
 }
 
-/* How many of the first records asked for are looked at (mincore) before
- * the rest are asked of the kernel. */
-enum { PROBE = 16 };
-
 /* Whether the pages that the first records of pos[0..n) start in are all
  * in memory already (a warm corpus): a read-ahead call per record would
  * then cost system time for nothing (half as much again as the sampling
  * itself, measured on a 1 GiB corpus in the page cache). */
-static int looks_warm(dx_corpus *c, const uint64_t *pos, size_t n, uint64_t mask)
+static int looks_warm(dx_corpus *c, const uint64_t *pos, size_t n)
 {
+	long page = sysconf(_SC_PAGESIZE);
+	uint64_t mask = page > 0 ? (uint64_t)page - 1 : 4095;
 	size_t probed = 0;
 	for (size_t i = 0; i < n && probed < PROBE; i++) {
 		uint32_t file;
 		uint64_t off, len;
 		unsigned char in = 0;
-		if (dx__index_record(c->ix, pos[i], &file, &off, &len, NULL) < 0)
+		dx_err ignored; /* the read that follows reports a bad position */
+		if (dx__index_record(c->ix, pos[i], &file, &off, &len, &ignored) < 0)
 			continue;
 		const csource *s = &c->src[file];
 		if (!s->map || !len)
@@ -493,26 +599,50 @@ static int looks_warm(dx_corpus *c, const uint64_t *pos, size_t n, uint64_t mask
 	return 1;
 }
 
-static int prefetch(dx_corpus *c, const uint64_t *pos, size_t n)
+/* Asks the kernel to read records pos[0..n) ahead, without waiting. */
+static void read_ahead(dx_corpus *c, const uint64_t *pos, size_t n)
 {
-	long page = sysconf(_SC_PAGESIZE);
-	uint64_t mask = page > 0 ? (uint64_t)page - 1 : 4095;
-	if (looks_warm(c, pos, n, mask))
-		return 0;
 	for (size_t i = 0; i < n; i++) {
 		uint32_t file;
 		uint64_t off, len;
-		if (dx__index_record(c->ix, pos[i], &file, &off, &len, NULL) < 0)
-			continue; /* a bad position: the read that follows says so */
+		dx_err ignored; /* the read that follows reports a bad position */
+		if (dx__index_record(c->ix, pos[i], &file, &off, &len, &ignored) < 0)
+			continue;
 		const csource *s = &c->src[file];
-		if (s->gz) {
+		if (s->gz)
 			dx__gzsrc_prefetch(s->gz, off, len);
-		} else if (s->map && len) {
-			/* madvise wants the page the record starts in. */
-			uint64_t start = off & ~mask;
-			madvise((void *)(uintptr_t)(s->map + start), (size_t)(off + len - start), MADV_WILLNEED);
-		}
+		else if (len)
+			posix_fadvise(s->fd, (off_t)off, (off_t)len, POSIX_FADV_WILLNEED);
 	}
+}
+
+static int prefetch(dx_corpus *c, const uint64_t *pos, size_t n)
+{
+	if (!looks_warm(c, pos, n))
+		read_ahead(c, pos, n);
+	return 0;
+}
+
+/*
+ * Whether the batch pos[0..n) is read through the mappings.  DX_ACCESS_AUTO
+ * looks whether its first records are in memory: a warm batch is served
+ * from the mapping, with no system call; a cold one with pread, all its
+ * reads asked of the disk at once (a queue as deep as the batch) and each
+ * only its own pages, where a fault would wait for one read at a time and
+ * read up to read_ahead_kb around it.  It probes once every PROBE_EVERY
+ * records, and in between goes the way the last probe said.
+ */
+static int batch_via_map(dx_corpus *c, const uint64_t *pos, size_t n)
+{
+	if (c->access == DX_ACCESS_AUTO && (n >= PROBE_EVERY || c->unprobed >= PROBE_EVERY)) {
+		c->warm = looks_warm(c, pos, n);
+		c->unprobed = 0;
+	}
+	c->unprobed += n;
+	if (via_map(c))
+		return 1;
+	if (n > 1 && (c->access == DX_ACCESS_AUTO || !looks_warm(c, pos, n)))
+		read_ahead(c, pos, n);
 	return 0;
 }
 
@@ -524,6 +654,11 @@ void dx_corpus_prefetch(dx_corpus *c, const uint64_t *pos, size_t n)
 	DX__GUARDED(rc, c, NULL, NULL, prefetch(c, pos, n));
 	(void)rc;
 }
+
+/* Records read with pread are read in one call with those that follow
+ * within COALESCE_GAP bytes, up to COALESCE_MAX bytes a call: a page
+ * between two records costs less to read than a second call. */
+enum { COALESCE_GAP = 4096, COALESCE_MAX = 1 << 20 };
 
 static int by_place(const void *a, const void *b)
 {
@@ -557,6 +692,7 @@ static int records(dx_corpus *c, const uint64_t *pos, size_t n, dx_record *recs,
 	 * several is decompressed once, and a cold mapped file is read
 	 * forward.  Decompressed records are copied into the arena, then
 	 * pointed at once the arena has stopped moving. */
+	int map = batch_via_map(c, pos, n);
 	/* The entries of a batch of random positions miss the cache each:
 	 * asked for together, they wait on memory together. */
 	for (size_t i = 0; i < n; i++)
@@ -566,13 +702,13 @@ static int records(dx_corpus *c, const uint64_t *pos, size_t n, dx_record *recs,
 		if (dx__index_record(c->ix, pos[i], &o->file, &o->file_off, &o->len, err) < 0)
 			return err->code;
 		recs[i] = (dx_record){ .pos = pos[i], .len = (size_t)o->len, .source = o->file,
-		                       .offset = o->file_off, .stable = !c->src[o->file].gz };
+		                       .offset = o->file_off, .stable = map && !c->src[o->file].gz };
 		o->i = i;
 	}
 	if (n > 1)
 		qsort(c->order, n, sizeof *c->order, by_place);
 	c->arena.len = 0;
-	for (size_t k = 0; k < n; k++) {
+	for (size_t k = 0; k < n;) {
 		struct order *o = &c->order[k];
 		const char *data;
 		/* A record asked for again in the batch (sample repeats documents)
@@ -580,21 +716,46 @@ static int records(dx_corpus *c, const uint64_t *pos, size_t n, dx_record *recs,
 		if (k && o->file == o[-1].file && o->file_off == o[-1].file_off) {
 			o->arena_off = o[-1].arena_off;
 			recs[o->i].data = recs[o[-1].i].data;
+			k++;
 			continue;
 		}
+		const csource *s = &c->src[o->file];
 		if (recs[o->i].stable) {
 			if (dx__corpus_bytes(c, o->file, o->file_off, o->len, &data, err) < 0)
 				return err->code;
 			recs[o->i].data = data;
 			fault_in(data, o->len);
+			k++;
 			continue;
 		}
 		uint64_t with_tail = o->len + tail_len(c, o->file, o->file_off, o->len);
-		if (dx__corpus_bytes(c, o->file, o->file_off, with_tail, &data, err) < 0)
-			return err->code;
-		o->arena_off = c->arena.len;
-		if (dx__buf_add(&c->arena, data, with_tail) < 0)
+		if (s->gz) {
+			if (dx__corpus_bytes(c, o->file, o->file_off, with_tail, &data, err) < 0)
+				return err->code;
+			o->arena_off = c->arena.len;
+			if (dx__buf_add(&c->arena, data, with_tail) < 0)
+				return dx__fail_nomem(err);
+			k++;
+			continue;
+		}
+		/* Read with pread: records of a file that lie close together are
+		 * read in one call, as sequential positions are. */
+		uint64_t from = o->file_off, to = o->file_off + with_tail;
+		size_t end = k + 1;
+		for (; end < n; end++) {
+			const struct order *q = &c->order[end];
+			uint64_t q_to = q->file_off + q->len + tail_len(c, q->file, q->file_off, q->len);
+			if (q->file != o->file || q->file_off > to + COALESCE_GAP || q_to - from > COALESCE_MAX)
+				break;
+			to = q_to > to ? q_to : to;
+		}
+		if (dx__buf_reserve(&c->arena, (size_t)(to - from)) < 0)
 			return dx__fail_nomem(err);
+		if (read_plain(s, from, to - from, c->arena.p + c->arena.len, err) < 0)
+			return err->code;
+		for (; k < end; k++)
+			c->order[k].arena_off = c->arena.len + (c->order[k].file_off - from);
+		c->arena.len += (size_t)(to - from);
 	}
 	/* A batch of empty records leaves the arena unallocated: "" then, as
 	 * for an empty mapped file. */

@@ -316,6 +316,33 @@ DX_EXPORT dx_index *dx_corpus_index(dx_corpus *c);
 DX_EXPORT uint64_t dx_corpus_count(const dx_corpus *c);
 
 /*
+ * How records of plain files are read.  DX_ACCESS_MMAP points into the
+ * file's shared mapping: no copy and no system call a record once its pages
+ * are mapped, which a long-lived process reading the same corpus over and
+ * over gains from; but a process maps each page it reads first (a page
+ * fault, and page tables that grow with the corpus), and a cold page is
+ * read from disk with up to 128 KiB of read-around.  DX_ACCESS_PREAD copies
+ * each record (records close together in one call) into the corpus's
+ * buffer: one system call a record, no mapping to build, and a cold batch
+ * is asked of the disk at once (POSIX_FADV_WILLNEED) and read at its queue
+ * depth.  DX_ACCESS_AUTO, the default, picks one for the corpus: see
+ * docdex(1), ACCESS.  Compressed sources are decompressed whatever it is.
+ */
+enum { DX_ACCESS_AUTO = 0, DX_ACCESS_MMAP = 1, DX_ACCESS_PREAD = 2 };
+
+/* The name of an access ("auto", "mmap", "pread"), or "?"; and the access
+ * a name gives, or -1. */
+DX_EXPORT const char *dx_access_name(int access);
+DX_EXPORT int dx_access_parse(const char *name);
+
+/* Sets how c reads records from now on.  Returns 0 or DX_EINVAL.  Records
+ * read before keep their data.  Not thread-safe with other calls on c. */
+DX_EXPORT DX_MUST_CHECK int dx_corpus_set_access(dx_corpus *c, int access, dx_err *err);
+
+/* The access c uses: DX_ACCESS_MMAP or DX_ACCESS_PREAD (never AUTO). */
+DX_EXPORT int dx_corpus_access(const dx_corpus *c);
+
+/*
  * Finds the record with this id.  Returns 1 and sets *pos, 0 when no record
  * has the id, or DX_ECORRUPT (a damaged index) or DX_ESTALE (the index cut
  * short, under the SIGBUS guard).
@@ -331,7 +358,8 @@ typedef struct dx_record {
 	uint64_t offset;      /* and its offset in the file's content */
 	int stable;           /* data stays valid until the corpus is closed (a
 	                         plain file's mapping); else until the next call
-	                         that reads records (decompressed bytes) */
+	                         that reads records (decompressed bytes, or read
+	                         with DX_ACCESS_PREAD) */
 } dx_record;
 
 /*

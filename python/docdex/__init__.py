@@ -131,14 +131,16 @@ class Sampler:
     min_rel=1, depth=None, exclude_judged=False, random=False,
     run_ratio=0.5, negatives=1, seed=0, count=None, epochs=None, rank=None,
     world_size=None, start=0, drop_last=False, pairs="all", margin=None,
-    weights="uniform", field=None, ids_only=False, strict=False)
+    weights="uniform", field=None, ids_only=False, strict=False, access=None)
 
     corpus is a Corpus (its path is opened again, for the sampler alone) or
     a path; None with ids_only=True, which gives ids without texts and
     checks no id.  The options are those of ``docdex sample``: depth is K
     or places (A, B); margin a score difference or a str "P%"; pairs "all"
     or "query"; weights "uniform" or "rank"; field the document fields
-    that make a text (default: the text, as docdex sample prints it).
+    that make a text (default: the text, as docdex sample prints it);
+    access how the corpus is read, as Corpus's (default: the Corpus's,
+    else "auto").
 
     Iterating yields :class:`Triple` objects of this shard: rank and
     world_size default to torch.distributed's when it is initialised, else
@@ -157,10 +159,12 @@ class Sampler:
                  min_rel=1, depth=None, exclude_judged=False, random=False, run_ratio=0.5,
                  negatives=1, seed=0, count=None, epochs=None, rank=None, world_size=None,
                  start=0, drop_last=False, pairs="all", margin=None, weights="uniform",
-                 field=None, ids_only=False, strict=False, batch_size=256):
+                 field=None, ids_only=False, strict=False, batch_size=256, access=None):
         if isinstance(corpus, Corpus):
             if field is None and not ids_only:
                 field = corpus.field
+            if access is None:
+                access = corpus.access
             corpus = corpus.path
         if corpus is None and not ids_only:
             raise ValueError("a corpus is needed for texts: give one, or ids_only=True")
@@ -185,7 +189,7 @@ class Sampler:
             count=int(count or 0), epochs=int(epochs or 0), rank=rank, world_size=world_size,
             strict=bool(strict), pairs=_PAIRS[pairs], start=int(start),
             drop_last=bool(drop_last), margin_kind=margin_kind, margin=margin_value,
-            weights=_WEIGHTS[weights])
+            weights=_WEIGHTS[weights], access=access or "auto")
         self._open(int(start))
 
     def _open(self, start):

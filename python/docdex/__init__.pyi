@@ -35,7 +35,7 @@ class Error(Exception):
 class Corpus:
     """Documents served out of an indexed corpus, by id or by position.
 
-    Corpus(path, field=None, *, bytes=False) opens CORPUS (with CORPUS.ddx
+    Corpus(path, field=None, *, bytes=False, access="auto") opens CORPUS (with CORPUS.ddx
     beside it) or the index itself.  field selects fields as
     ``docdex get --field`` does ("title,body"); documents come as str
     (UTF-8, errors='surrogateescape') or, with bytes=True, as bytes.
@@ -51,7 +51,11 @@ class Corpus:
     @property
     def bytes(self) -> bool:
         """Whether documents and ids come as bytes by default."""
-    def __init__(self, path: _Path, field: Optional[str] = None, *, bytes: bool = False) -> None: ...
+    @property
+    def access(self) -> Literal["auto", "mmap", "pread"]:
+        """How records of a plain corpus are read (see ``docdex get --access``)."""
+    def __init__(self, path: _Path, field: Optional[str] = None, *, bytes: bool = False,
+                 access: Literal["auto", "mmap", "pread"] = "auto") -> None: ...
     def __len__(self) -> int:
         """The number of records."""
     def __getitem__(self, pos: SupportsIndex) -> Union[str, bytes]:
@@ -128,6 +132,7 @@ class Sampler(Iterator[Triple]):
         weights: Literal["uniform", "rank"] = ...,
         field: Optional[str] = ...,
         ids_only: bool = ...,
+        access: Optional[Literal["auto", "mmap", "pread"]] = ...,
         strict: bool = ...,
         batch_size: int = ...,
     ) -> None: ...

@@ -39,6 +39,14 @@ void corpus_failed(CorpusObject *self, const dx_err *err)
 	dx_py_texts_free(&self->tx);
 }
 
+int dx_py_access(const char *name)
+{
+	int a = dx_access_parse(name);
+	if (a < 0)
+		PyErr_Format(PyExc_ValueError, "access is 'auto', 'mmap' or 'pread', not '%s'", name);
+	return a;
+}
+
 PyObject *text_object(const char *s, size_t n, int as_bytes)
 {
 	if (as_bytes)
@@ -61,10 +69,13 @@ PyObject *id_bytes(PyObject *id)
 
 static int corpus_init(CorpusObject *self, PyObject *args, PyObject *kw)
 {
-	static char *kwlist[] = { "path", "field", "bytes", NULL };
+	static char *kwlist[] = { "path", "field", "bytes", "access", NULL };
 	PyObject *path = NULL, *field = Py_None, *fsbytes = NULL;
-	int as_bytes = 0;
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O$p:Corpus", kwlist, &path, &field, &as_bytes))
+	const char *how = "auto";
+	int as_bytes = 0, access;
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O$ps:Corpus", kwlist, &path, &field, &as_bytes, &how))
+		return -1;
+	if ((access = dx_py_access(how)) < 0)
 		return -1;
 	if (self->c || self->path) {
 		PyErr_SetString(PyExc_RuntimeError, "docdex.Corpus is already open");
@@ -94,7 +105,7 @@ static int corpus_init(CorpusObject *self, PyObject *args, PyObject *kw)
 	/* Opening checks every source's fingerprint: reads, so no GIL. */
 	Py_BEGIN_ALLOW_THREADS
 	c = dx_corpus_open(p, &err);
-	if (c && spec && !(f = dx_fields_parse(c, spec, &err))) {
+	if (c && (dx_corpus_set_access(c, access, &err) < 0 || (spec && !(f = dx_fields_parse(c, spec, &err))))) {
 		dx_corpus_close(c);
 		c = NULL;
 	}
@@ -112,6 +123,7 @@ static int corpus_init(CorpusObject *self, PyObject *args, PyObject *kw)
 	Py_INCREF(field);
 	self->field = field;
 	self->as_bytes = as_bytes;
+	self->access = access;
 	return 0;
 }
 
@@ -181,7 +193,8 @@ static PyObject *corpus_reduce(CorpusObject *self, PyObject *unused)
 		return NULL;
 	}
 	PyObject *args = Py_BuildValue("(OO)", self->path, self->field);
-	PyObject *kw = Py_BuildValue("{s:O}", "bytes", self->as_bytes ? Py_True : Py_False);
+	PyObject *kw = Py_BuildValue("{s:O,s:s}", "bytes", self->as_bytes ? Py_True : Py_False, "access",
+	                             dx_access_name(self->access));
 	PyObject *r = NULL;
 	/* copyreg.__newobj_ex__ is not needed: functools.partial carries the
 	 * keyword argument, and pickles by reference. */
@@ -227,6 +240,12 @@ static PyObject *get_closed(CorpusObject *self, void *unused)
 	return PyBool_FromLong(self->c == NULL);
 }
 
+static PyObject *get_access(CorpusObject *self, void *closure)
+{
+	(void)closure;
+	return PyUnicode_FromString(dx_access_name(self->access));
+}
+
 static PyObject *get_bytes(CorpusObject *self, void *unused)
 {
 	(void)unused;
@@ -270,7 +289,7 @@ static PyMethodDef corpus_methods[] = {
 	{ "__enter__", (PyCFunction)corpus_enter_ctx, METH_NOARGS, "Returns the corpus." },
 	{ "__exit__", (PyCFunction)corpus_exit_ctx, METH_VARARGS, "Closes the corpus." },
 	{ "__reduce__", (PyCFunction)corpus_reduce, METH_NOARGS,
-	  "Pickles the corpus as its path, field and bytes: unpickling opens it again." },
+	  "Pickles the corpus as its path, field, bytes and access: unpickling opens it again." },
 	{ NULL, NULL, 0, NULL },
 };
 
@@ -286,6 +305,7 @@ static PyGetSetDef corpus_getset[] = {
 	{ "closed", (getter)get_closed, NULL, "Whether the corpus is closed.", NULL },
 	{ "bytes", (getter)get_bytes, NULL, "Whether documents and ids come as bytes by default.",
 	  NULL },
+	{ "access", (getter)get_access, NULL, "How records are read: 'auto', 'mmap' or 'pread'.", NULL },
 	{ NULL, NULL, NULL, NULL, NULL },
 };
 
@@ -296,7 +316,7 @@ static PySequenceMethods corpus_as_sequence = {
 };
 
 static const char corpus_doc[] =
-	"Corpus(path, field=None, *, bytes=False)\n\n"
+	"Corpus(path, field=None, *, bytes=False, access='auto')\n\n"
 	"Documents served out of an indexed corpus (TSV, JSONL or TREC; plain,\n"
 	"gzip or BGZF), opened through the corpus file (with its .ddx index\n"
 	"beside it, as `docdex index` writes it) or through the index itself.\n\n"
@@ -307,6 +327,10 @@ static const char corpus_doc[] =
 	"'surrogateescape' (str.encode('utf-8', 'surrogateescape') gives back the\n"
 	"exact bytes), or as bytes with bytes=True (per call: bytes= of get,\n"
 	"get_many and get_many_positions).\n\n"
+	"access says how records of a plain corpus are read, as --access of\n"
+	"`docdex get`: 'mmap' (the shared mapping), 'pread' (a copy each, the\n"
+	"way for a corpus larger than memory), or 'auto': the mapping while the\n"
+	"records are in memory, pread while they are not.\n\n"
 	"len(c) is the number of records, c[i] the record at position i (negative\n"
 	"positions count from the end), `id in c` tells whether an id is there,\n"
 	"iter(c) and c.ids() give the ids in corpus order.\n\n"

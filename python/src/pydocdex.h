@@ -40,6 +40,7 @@ typedef struct {
 	PyObject *path;         /* str or bytes, as os.fspath gave it: for pickle */
 	PyObject *field;        /* str or None */
 	int as_bytes;           /* bytes rather than str by default */
+	int access;             /* DX_ACCESS_*: for pickle */
 	PyThread_type_lock lock;
 	PyObject *dead;         /* the message of the error that ended c, or NULL */
 	/* What one call reads, kept from call to call (under lock): a batch
@@ -88,6 +89,10 @@ int corpus_enter(CorpusObject *self);
  * only for closing (a mapped file cut short), so it is closed here and
  * later calls raise the same error.  Call with the lock held. */
 void corpus_failed(CorpusObject *self, const dx_err *err);
+
+/* DX_ACCESS_* named by access= ("auto", "mmap", "pread"), or -1 with
+ * ValueError set. */
+int dx_py_access(const char *name);
 
 /* Text of a record for Python: bytes, or str decoded as UTF-8 with
  * surrogateescape (so that any bytes come back through str.encode). */

@@ -394,19 +394,23 @@ static int sampler_init(SamplerObject *self, PyObject *args, PyObject *kw)
 	                          "min_rel", "depth", "depth_from", "exclude_judged", "random",
 	                          "run_ratio", "negatives", "seed", "count", "epochs", "rank",
 	                          "world_size", "strict", "pairs", "start", "drop_last",
-	                          "margin_kind", "margin", "weights", NULL };
+	                          "margin_kind", "margin", "weights", "access", NULL };
 	PyObject *po[5] = { Py_None, Py_None, Py_None, Py_None, Py_None }, *pb[5] = { 0 };
 	const char *field = NULL;
 	dx_sample_opts o;
 	dx_sample_opts_init(&o);
 	unsigned long long seed = 0, count = 0, epochs = 0, rank = 0, world = 1, start = 0;
 	unsigned depth = 0, depth_from = 0, negatives = 1;
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "|OOOOOzdIIppdIKKKKKpiKpidi:_Sampler", kwlist,
+	const char *how = "auto";
+	int access;
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "|OOOOOzdIIppdIKKKKKpiKpidis:_Sampler", kwlist,
 	                                 &po[0], &po[1], &po[2], &po[3], &po[4], &field,
 	                                 &o.min_rel, &depth, &depth_from, &o.exclude_judged,
 	                                 &o.random, &o.run_ratio, &negatives, &seed, &count, &epochs,
 	                                 &rank, &world, &o.strict, &o.pairs, &start, &o.drop_last,
-	                                 &o.margin_kind, &o.margin, &o.weights))
+	                                 &o.margin_kind, &o.margin, &o.weights, &how))
+		return -1;
+	if ((access = dx_py_access(how)) < 0)
 		return -1;
 	if (self->s || self->lock == NULL) {
 		PyErr_SetString(PyExc_RuntimeError, "docdex._Sampler is already open");
@@ -439,7 +443,8 @@ static int sampler_init(SamplerObject *self, PyObject *args, PyObject *kw)
 	const char *cpath = pb[0] ? PyBytes_AS_STRING(pb[0]) : NULL;
 	/* Reads every input whole: no GIL. */
 	Py_BEGIN_ALLOW_THREADS
-	if (!cpath || ((c = dx_corpus_open(cpath, &err)) && (f = dx_fields_parse(c, field, &err))))
+	if (!cpath || ((c = dx_corpus_open(cpath, &err)) && dx_corpus_set_access(c, access, &err) == 0 &&
+	               (f = dx_fields_parse(c, field, &err))))
 		s = dx_sampler_open(c, &o, &err);
 	Py_END_ALLOW_THREADS
 	if (!s) {
