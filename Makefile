@@ -32,6 +32,12 @@
 #                        STUDY_SIZE corpus, a dict against docdex
 #                        (bench/study/worker_memory.py, 1, 2, 4 and 8
 #                        workers), then python/bench/corpus_speed.py on it
+#   make bench-scale     docdex at real sizes (bench/scale.sh): generated
+#                        passage and document corpora of SCALE_SIZES (1G 3G
+#                        12G) in SCALE_DIR (build/scale, kept), index build,
+#                        1M random gets in and out of the page cache for each
+#                        --access against fio, bench's workloads; about 40
+#                        GB of disk and an hour; not part of make check
 #   make DEV=1           warnings are errors
 #
 # A build with other flags goes to its own directory: B=build/asan holds the
@@ -289,6 +295,14 @@ bench-python: all python
 demo: all
 	sh tests/demo.sh $(abspath $(DOCDEX)) $(abspath $(SYNTH))
 
+# Real sizes: SCALE_DIR (kept between runs: the corpora are generated once,
+# about 4 minutes for 12G), SCALE_SIZES, SCALE_KINDS.  Not part of make check.
+SCALE_DIR ?= build/scale
+SCALE_SIZES ?= 1G 3G 12G
+SCALE_KINDS ?= passages documents
+bench-scale: all
+	bash bench/scale.sh $(abspath $(DOCDEX)) $(abspath $(SYNTH)) $(SCALE_DIR) "$(SCALE_SIZES)" "$(SCALE_KINDS)"
+
 bench: all
 	python3 tests/bench/bench.py --docdex $(abspath $(DOCDEX)) --synth $(abspath $(SYNTH))
 
@@ -333,6 +347,6 @@ clean:
 	rm -rf bench/study/__pycache__
 
 .PHONY: all unit replay check fuzz fuzz-run asan tsan valgrind demo bench install uninstall clean \
-        python python-check study bench-python
+        python python-check study bench-python bench-scale
 .SUFFIXES:
 .SECONDARY:

@@ -111,6 +111,12 @@ typedef struct dxb_mem_usage {
 	                         Private_Dirty) */
 	uint64_t anon;        /* anonymous (heap, stacks) */
 	uint64_t swap;
+	/* PSS split by what backs the pages: anonymous memory, which only
+	 * swap or the OOM killer can take back, and mapped files' pages, the
+	 * page cache, which the kernel reclaims at will.  Summed over
+	 * processes, each counts every page once. */
+	uint64_t pss_anon, pss_file;
+	int split;            /* the kernel gave Pss_Anon and Pss_File */
 } dxb_mem_usage;
 
 /* Reads the memory of process pid (0: this process).  Returns 0, or

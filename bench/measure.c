@@ -55,6 +55,10 @@ static void add_smaps(FILE *f, dxb_mem_usage *m)
 			m->uss += bytes;
 		else if (strcmp(key, "Anonymous") == 0)
 			m->anon += bytes;
+		else if (strcmp(key, "Pss_Anon") == 0)
+			m->pss_anon += bytes, m->split = 1;
+		else if (strcmp(key, "Pss_File") == 0)
+			m->pss_file += bytes;
 		else if (strcmp(key, "Swap") == 0)
 			m->swap += bytes;
 	}
@@ -74,6 +78,12 @@ int dxb_mem_usage_of(int pid, dxb_mem_usage *m, dx_err *err)
 		return dx__fail_sys(err, path, "cannot read the memory of a process");
 	add_smaps(f, m);
 	fclose(f);
+	/* Kernels before 5.9 do not split PSS: anonymous pages are taken
+	 * whole, and the rest of PSS as the files'. */
+	if (!m->split) {
+		m->pss_anon = m->anon;
+		m->pss_file = m->pss > m->anon ? m->pss - m->anon : 0;
+	}
 	return 0;
 }
 
