@@ -61,6 +61,76 @@ static void *reader(void *arg)
 	return NULL;
 }
 
+/* Whether err is the error of a plain file read with pread and found cut
+ * short, naming the file. */
+static int cut_short(const dx_err *err, const char *file)
+{
+	return err->code == DX_ESTALE &&
+	       strcmp(err->what, "corpus file shorter than when it was opened, it was changed while in use") == 0 &&
+	       strcmp(err->subject, file) == 0;
+}
+
+/*
+ * The same cut under DX_ACCESS_PREAD, before any guard is installed: a
+ * record read with pread is a copy, so the read that meets the new end
+ * returns DX_ESTALE (no fault to catch), what is still there reads as
+ * before, and a record read before the cut can still be copied.
+ */
+static void pread_cut_short(void)
+{
+	make_corpus("p.tsv");
+	dx_err err = { 0 };
+	dx_corpus *c = dx_corpus_open(path("p.tsv"), &err);
+	CHECK(c != NULL);
+	if (!c)
+		return;
+	CHECK(dx_corpus_set_access(c, DX_ACCESS_PREAD, &err) == 0);
+	CHECK_EQ(dx_corpus_access(c), DX_ACCESS_PREAD);
+
+	/* The first record that runs past byte 8192, where the file will end. */
+	dx_record rec;
+	uint64_t across = 0;
+	while (across < RECORDS && dx_corpus_record(c, across, &rec, &err) == 0 &&
+	       rec.offset + rec.len <= 8192)
+		across++;
+	CHECK(across > 0 && across < RECORDS && rec.offset < 8192);
+	CHECK(!rec.stable);
+
+	/* Records read before the cut, together (one pread for the two). */
+	uint64_t before[2] = { 3, 4 };
+	dx_record kept[2];
+	CHECK(dx_corpus_records(c, before, 2, kept, &err) == 0);
+	CHECK(!kept[0].stable && !kept[1].stable);
+	CHECK(truncate(path("p.tsv"), 8192) == 0);
+
+	char buf[256];
+	CHECK(dx_corpus_copy(c, &kept[1], buf, &err) == 0);
+	CHECK_MEM(buf, kept[1].len, "d4\t00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000004");
+
+	/* Past the new end, and across it: errors naming the file. */
+	memset(&err, 0, sizeof err);
+	CHECK(dx_corpus_record(c, RECORDS - 2, &rec, &err) == DX_ESTALE);
+	CHECK(cut_short(&err, path("p.tsv")));
+	memset(&err, 0, sizeof err);
+	CHECK(dx_corpus_record(c, across, &rec, &err) == DX_ESTALE);
+	CHECK(cut_short(&err, path("p.tsv")));
+	uint64_t pos[3] = { 1, RECORDS - 3, 2 };
+	dx_record recs[3];
+	memset(&err, 0, sizeof err);
+	CHECK(dx_corpus_records(c, pos, 3, recs, &err) == DX_ESTALE);
+	CHECK(cut_short(&err, path("p.tsv")));
+
+	/* What is still there reads as before, alone and together. */
+	CHECK(dx_corpus_record(c, 0, &rec, &err) == 0);
+	CHECK_MEM(rec.data, rec.len, "d0\t00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000");
+	uint64_t still[3] = { across - 1, 0, across - 1 };
+	CHECK(dx_corpus_records(c, still, 3, recs, &err) == 0);
+	CHECK(dx_corpus_check_ids(c, recs, 3, &err) == 0);
+	CHECK(recs[0].len == recs[2].len && memcmp(recs[0].data, recs[2].data, recs[0].len) == 0);
+	CHECK_MEM(recs[1].data, recs[1].len, "d0\t00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000");
+	dx_corpus_close(c);
+}
+
 int main(void)
 {
 	CHECK(unit_mkdir());
@@ -70,6 +140,8 @@ int main(void)
 	CHECK(c != NULL);
 	if (!c)
 		UNIT_DONE();
+
+	pread_cut_short();
 
 	struct sigaction sa = { .sa_handler = host_handler };
 	sigemptyset(&sa.sa_mask);
