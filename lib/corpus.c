@@ -599,8 +599,9 @@ static int looks_warm(dx_corpus *c, const uint64_t *pos, size_t n)
 	return 1;
 }
 
-/* Asks the kernel to read records pos[0..n) ahead, without waiting. */
-static void read_ahead(dx_corpus *c, const uint64_t *pos, size_t n)
+/* Asks the kernel to read records pos[0..n) ahead, without waiting: those
+ * of plain files, and with compressed too the stretches they need. */
+static void read_ahead(dx_corpus *c, const uint64_t *pos, size_t n, int compressed)
 {
 	for (size_t i = 0; i < n; i++) {
 		uint32_t file;
@@ -609,17 +610,19 @@ static void read_ahead(dx_corpus *c, const uint64_t *pos, size_t n)
 		if (dx__index_record(c->ix, pos[i], &file, &off, &len, &ignored) < 0)
 			continue;
 		const csource *s = &c->src[file];
-		if (s->gz)
-			dx__gzsrc_prefetch(s->gz, off, len);
-		else if (len)
+		if (s->gz) {
+			if (compressed)
+				dx__gzsrc_prefetch(s->gz, off, len);
+		} else if (len) {
 			posix_fadvise(s->fd, (off_t)off, (off_t)len, POSIX_FADV_WILLNEED);
+		}
 	}
 }
 
 static int prefetch(dx_corpus *c, const uint64_t *pos, size_t n)
 {
 	if (!looks_warm(c, pos, n))
-		read_ahead(c, pos, n);
+		read_ahead(c, pos, n, 1);
 	return 0;
 }
 
@@ -641,8 +644,10 @@ static int batch_via_map(dx_corpus *c, const uint64_t *pos, size_t n)
 	c->unprobed += n;
 	if (via_map(c))
 		return 1;
+	/* Compressed records are read from their access points as they come:
+	 * nothing to ask ahead for them here. */
 	if (n > 1 && (c->access == DX_ACCESS_AUTO || !looks_warm(c, pos, n)))
-		read_ahead(c, pos, n);
+		read_ahead(c, pos, n, 0);
 	return 0;
 }
 

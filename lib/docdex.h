@@ -321,7 +321,8 @@ DX_EXPORT uint64_t dx_corpus_count(const dx_corpus *c);
  * are mapped, which a long-lived process reading the same corpus over and
  * over gains from; but a process maps each page it reads first (a page
  * fault, and page tables that grow with the corpus), and a cold page is
- * read from disk with up to 128 KiB of read-around.  DX_ACCESS_PREAD copies
+ * read from disk with read_ahead_kb of read-around (128 KiB by default, 8
+ * MiB on some disks).  DX_ACCESS_PREAD copies
  * each record (records close together in one call) into the corpus's
  * buffer: one system call a record, no mapping to build, and a cold batch
  * is asked of the disk at once (POSIX_FADV_WILLNEED) and read at its queue
@@ -339,7 +340,7 @@ DX_EXPORT int dx_access_parse(const char *name);
  * read before keep their data.  Not thread-safe with other calls on c. */
 DX_EXPORT DX_MUST_CHECK int dx_corpus_set_access(dx_corpus *c, int access, dx_err *err);
 
-/* The access c uses: DX_ACCESS_MMAP or DX_ACCESS_PREAD (never AUTO). */
+/* The access c was set to (DX_ACCESS_AUTO until dx_corpus_set_access). */
 DX_EXPORT int dx_corpus_access(const dx_corpus *c);
 
 /*

@@ -189,7 +189,7 @@ class Sampler:
             count=int(count or 0), epochs=int(epochs or 0), rank=rank, world_size=world_size,
             strict=bool(strict), pairs=_PAIRS[pairs], start=int(start),
             drop_last=bool(drop_last), margin_kind=margin_kind, margin=margin_value,
-            weights=_WEIGHTS[weights], access=access or "auto")
+            weights=_WEIGHTS[weights], access="auto" if access is None else access)
         self._open(int(start))
 
     def _open(self, start):

@@ -31,13 +31,15 @@ __all__ = ["CorpusDataset", "TripleDataset", "DistributedSampler", "collate_trip
 
 
 def _corpus(corpus, field, as_bytes):
+    access = "auto"
     if isinstance(corpus, Corpus):
         if field is None:
             field = corpus.field
         if as_bytes is None:
             as_bytes = corpus.bytes
+        access = corpus.access
         corpus = corpus.path
-    return Corpus(corpus, field=field, bytes=bool(as_bytes))
+    return Corpus(corpus, field=field, bytes=bool(as_bytes), access=access)
 
 
 class CorpusDataset(torch.utils.data.Dataset):

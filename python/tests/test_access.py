@@ -179,8 +179,6 @@ def test_dataloader_workers_over_a_pread_corpus(samples):
     assert got == want
 
 
-@pytest.mark.xfail(strict=True, reason="docdex.torch.CorpusDataset opens a Corpus again with its "
-                   "field and bytes but not its access (_corpus)")
 def test_corpus_dataset_keeps_access(samples):
     pytest.importorskip("torch")
     from docdex.torch import CorpusDataset
