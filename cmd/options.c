@@ -50,10 +50,8 @@ int opt_seed(const char *cmd, const char *place, const char *value, uint64_t *se
 
 int opt_access(const char *cmd, const char *value, int *access)
 {
-	static const char *const names[] = { "auto", "mmap", "pread", NULL };
-	int rc = opt_choice(cmd, "access", NULL, value, names, access);
-	/* The names are in DX_ACCESS_* order. */
-	if (!rc)
-		*access = dx_access_parse(names[*access]);
-	return rc;
+	/* In DX_ACCESS_* order, so that a choice is its access. */
+	const char *const names[] = { dx_access_name(DX_ACCESS_AUTO), dx_access_name(DX_ACCESS_MMAP),
+	                              dx_access_name(DX_ACCESS_PREAD), NULL };
+	return opt_choice(cmd, "access", NULL, value, names, access);
 }

@@ -219,7 +219,6 @@ static int open_source(dx_corpus *c, const char *dir, uint32_t i, dx_err *err)
 static int corpus_file_index(const dx_corpus *c, const char *path);
 static void advise(dx_corpus *c);
 
-
 dx_corpus *dx_corpus_open(const char *corpus_or_index, dx_err *err)
 {
 	char path[4096];
@@ -420,27 +419,6 @@ int dx_corpus_id(dx_corpus *c, uint64_t pos, const char **id, size_t *len, dx_er
 	return rc;
 }
 
-/* Reads [off, off + len) of plain source s into dst.  The file was opened
- * at the size indexed: fewer bytes now mean it was cut short while in use,
- * what a mapped read meets as SIGBUS. */
-static int read_plain(const csource *s, uint64_t off, uint64_t len, char *dst, dx_err *err)
-{
-	while (len) {
-		ssize_t n = pread(s->fd, dst, (size_t)len, (off_t)off);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return dx__fail_sys(err, s->path, "cannot read");
-		if (n == 0)
-			return dx__fail(err, DX_ESTALE, 0, s->path,
-			                "corpus file shorter than when it was opened, it was changed while in use");
-		dst += n;
-		off += (uint64_t)n;
-		len -= (uint64_t)n;
-	}
-	return 0;
-}
-
 /* Whether records are read through the mappings now (and so stay valid
  * until the corpus is closed), rather than with pread. */
 static int via_map(const dx_corpus *c)
@@ -462,7 +440,7 @@ int dx__corpus_bytes(dx_corpus *c, uint32_t file, uint64_t off, uint64_t len, co
 	if (dx__buf_reserve(&c->single, (size_t)len) < 0)
 		return dx__fail_nomem(err);
 	*data = c->single.p;
-	return read_plain(s, off, len, c->single.p, err);
+	return dx__pread_source(s->fd, s->path, c->single.p, (size_t)len, off, err);
 }
 
 /* How many bytes after a record its end check looks at: up to 2 (a CRLF),
@@ -485,8 +463,7 @@ static int record(dx_corpus *c, uint64_t pos, dx_record *rec, dx_err *err)
 	if (dx__index_record(c->ix, pos, &file, &off, &len, err) < 0)
 		return err->code;
 	batch_via_map(c, &pos, 1);
-	if (
-	    dx__corpus_bytes(c, file, off, len + (tail = tail_len(c, file, off, len)), &rec->data, err) < 0)
+	if (dx__corpus_bytes(c, file, off, len + (tail = tail_len(c, file, off, len)), &rec->data, err) < 0)
 		return err->code;
 	rec->pos = pos;
 	rec->len = (size_t)len;
@@ -665,6 +642,12 @@ void dx_corpus_prefetch(dx_corpus *c, const uint64_t *pos, size_t n)
  * between two records costs less to read than a second call. */
 enum { COALESCE_GAP = 4096, COALESCE_MAX = 1 << 20 };
 
+/* Where the bytes read for a record end: after it and its tail. */
+static uint64_t end_with_tail(const dx_corpus *c, const struct order *o)
+{
+	return o->file_off + o->len + tail_len(c, o->file, o->file_off, o->len);
+}
+
 static int by_place(const void *a, const void *b)
 {
 	const struct order *x = a, *y = b;
@@ -733,7 +716,7 @@ static int records(dx_corpus *c, const uint64_t *pos, size_t n, dx_record *recs,
 			k++;
 			continue;
 		}
-		uint64_t with_tail = o->len + tail_len(c, o->file, o->file_off, o->len);
+		uint64_t with_tail = end_with_tail(c, o) - o->file_off;
 		if (s->gz) {
 			if (dx__corpus_bytes(c, o->file, o->file_off, with_tail, &data, err) < 0)
 				return err->code;
@@ -749,14 +732,14 @@ static int records(dx_corpus *c, const uint64_t *pos, size_t n, dx_record *recs,
 		size_t end = k + 1;
 		for (; end < n; end++) {
 			const struct order *q = &c->order[end];
-			uint64_t q_to = q->file_off + q->len + tail_len(c, q->file, q->file_off, q->len);
+			uint64_t q_to = end_with_tail(c, q);
 			if (q->file != o->file || q->file_off > to + COALESCE_GAP || q_to - from > COALESCE_MAX)
 				break;
 			to = q_to > to ? q_to : to;
 		}
 		if (dx__buf_reserve(&c->arena, (size_t)(to - from)) < 0)
 			return dx__fail_nomem(err);
-		if (read_plain(s, from, to - from, c->arena.p + c->arena.len, err) < 0)
+		if (dx__pread_source(s->fd, s->path, c->arena.p + c->arena.len, (size_t)(to - from), from, err) < 0)
 			return err->code;
 		for (; k < end; k++)
 			c->order[k].arena_off = c->arena.len + (c->order[k].file_off - from);

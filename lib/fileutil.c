@@ -79,24 +79,46 @@ char *dx__relative_path(const char *from, const char *to)
 	return out;
 }
 
-int dx__pread_full(int fd, void *buf, size_t n, uint64_t off)
+/* pread until n bytes are read or the file ends: the count read, or -1
+ * with errno. */
+static ssize_t pread_upto(int fd, void *buf, size_t n, uint64_t off)
 {
 	char *p = buf;
-	while (n) {
-		ssize_t r = pread(fd, p, n, (off_t)off);
+	size_t done = 0;
+	while (done < n) {
+		ssize_t r = pread(fd, p + done, n - done, (off_t)(off + done));
 		if (r < 0) {
 			if (errno == EINTR)
 				continue;
 			return -1;
 		}
-		if (r == 0) {
-			errno = EIO;
-			return -1;
-		}
-		p += r;
-		n -= (size_t)r;
-		off += (uint64_t)r;
+		if (r == 0)
+			break;
+		done += (size_t)r;
 	}
+	return (ssize_t)done;
+}
+
+int dx__pread_full(int fd, void *buf, size_t n, uint64_t off)
+{
+	ssize_t r = pread_upto(fd, buf, n, off);
+	if (r < 0)
+		return -1;
+	if ((size_t)r < n) {
+		errno = EIO;
+		return -1;
+	}
+	return 0;
+}
+
+int dx__pread_source(int fd, const char *path, void *buf, size_t n, uint64_t off, dx_err *err)
+{
+	ssize_t r = pread_upto(fd, buf, n, off);
+	if (r < 0)
+		return dx__fail_sys(err, path, "cannot read");
+	if ((size_t)r < n)
+		return dx__fail(err, DX_ESTALE, 0, path,
+		                "corpus file shorter than when it was opened, it was changed while in use");
 	return 0;
 }
 

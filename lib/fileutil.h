@@ -21,6 +21,12 @@ char *dx__relative_path(const char *from, const char *to);
 /* pread until n bytes are read: 0, or -1 with errno (EIO at a short file). */
 int dx__pread_full(int fd, void *buf, size_t n, uint64_t off);
 
+/* Reads n bytes at off of a corpus file opened at the size its index
+ * gives: fewer bytes mean it was cut short or rewritten in place while in
+ * use (what a mapped read meets as SIGBUS), and reading on would wait
+ * forever for them.  Returns 0, DX_ESYS or DX_ESTALE, naming path. */
+int dx__pread_source(int fd, const char *path, void *buf, size_t n, uint64_t off, dx_err *err);
+
 /* write until everything is written: 0, or -1 with errno. */
 int dx__write_full(int fd, const void *buf, size_t n);
 

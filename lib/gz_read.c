@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "err.h"
+#include "fileutil.h"
 #include "gz.h"
 
 enum { IN_SIZE = 1 << 16, SKIP_SIZE = 1 << 16 };
@@ -62,22 +63,12 @@ static int load(dx_gzsrc *g, uint64_t off, dx_err *err)
 	if (off > g->csize)
 		return damaged(g, err, "access point past the end of the file");
 	size_t want = g->csize - off < IN_SIZE ? (size_t)(g->csize - off) : IN_SIZE;
-	ssize_t n;
-	do
-		n = pread(g->fd, g->in, want, (off_t)off);
-	while (n < 0 && errno == EINTR);
-	if (n < 0)
-		return dx__fail_sys(err, g->path, "cannot read");
-	/* The file was opened at the size indexed: fewer bytes now mean it was
-	 * cut short or rewritten in place while in use (a plain corpus meets
-	 * the same as SIGBUS), and reading on would wait forever for them. */
-	if ((size_t)n < want)
-		return dx__fail(err, DX_ESTALE, 0, g->path,
-		                "corpus file shorter than when it was opened, it was changed while in use");
+	if (dx__pread_source(g->fd, g->path, g->in, want, off, err) < 0)
+		return err->code;
 	g->in_off = off;
-	g->in_len = (size_t)n;
+	g->in_len = want;
 	g->z.next_in = g->in;
-	g->z.avail_in = (uInt)n;
+	g->z.avail_in = (uInt)want;
 	return 0;
 }
 
