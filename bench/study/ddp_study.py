@@ -67,6 +67,10 @@ def add_model_options(p):
     p.add_argument("--dim", type=int, default=48, help="embedding size (default 48)")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--threads", type=int, default=1, help="torch threads per rank (default 1)")
+    p.add_argument("--device", default="cpu", choices=("cpu", "cuda", "auto"),
+                   help="where the model trains: cpu (default), cuda (GPU LOCAL_RANK modulo "
+                        "the GPUs there are, batches pinned by the DataLoader), or auto "
+                        "(cuda when torch sees a GPU)")
     p.add_argument("--dist-timeout", type=float, default=300.0,
                    help="gloo's timeout in s, for a rank whose peer died (default 300)")
 
@@ -121,8 +125,13 @@ def train(a, rank, world, t_start, sampler, res):
     import loaders
 
     res["torch"] = torch.__version__
+    device = pick_device(torch, a.device)
+    res["device"] = str(device) if device.type == "cpu" else \
+        f"{device} ({torch.cuda.get_device_name(device)})"
     torch.set_num_threads(a.threads)
     torch.manual_seed(a.seed)
+    # gloo on a GPU too: several ranks may share one GPU here, which NCCL
+    # refuses; gloo reduces CUDA tensors through the host.
     dist.init_process_group("gloo", timeout=datetime.timedelta(seconds=a.dist_timeout))
     res["t_init"] = time.time() - t_start
     ds = loaders.make_dataset(a.loader, a.corpus, a.queries, a.queries_index or a.queries, a.triples)
@@ -130,10 +139,11 @@ def train(a, rank, world, t_start, sampler, res):
     res["triples"] = len(ds)
     dsampler = DistributedSampler(ds, num_replicas=world, rank=rank, shuffle=True, seed=a.seed)
     dl = DataLoader(ds, batch_size=a.batch_size, sampler=dsampler, num_workers=a.workers,
-                    collate_fn=loaders.Collate(a.buckets), drop_last=True)
+                    collate_fn=loaders.Collate(a.buckets), drop_last=True,
+                    pin_memory=device.type == "cuda")
     if len(dl) == 0:
         raise RuntimeError(f"{len(ds)} triples make no batch of {a.batch_size} on {world} ranks")
-    model = DistributedDataParallel(loaders.PairScorer(a.buckets, a.dim))
+    model = DistributedDataParallel(loaders.PairScorer(a.buckets, a.dim).to(device))
     opt = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
     loss_fn = torch.nn.CrossEntropyLoss()
 
@@ -148,8 +158,11 @@ def train(a, rank, world, t_start, sampler, res):
         for q_ids, q_off, d_ids, d_off, ncand in dl:
             if step == 0:
                 res["t_first_batch"] = time.time() - t_start
+            if device.type == "cuda":
+                q_ids, q_off, d_ids, d_off = (t.to(device, non_blocking=True)
+                                              for t in (q_ids, q_off, d_ids, d_off))
             scores = model(q_ids, q_off, d_ids, d_off, ncand)
-            loss = loss_fn(scores, torch.zeros(scores.shape[0], dtype=torch.long))
+            loss = loss_fn(scores, torch.zeros(scores.shape[0], dtype=torch.long, device=device))
             opt.zero_grad()
             loss.backward()
             opt.step()
@@ -190,6 +203,17 @@ def train(a, rank, world, t_start, sampler, res):
                workers=a.workers, epochs_started=epoch, loss_last=float(loss), losses=losses)
     dist.barrier()
     dist.destroy_process_group()
+
+
+def pick_device(torch, want):
+    if want == "cpu" or (want == "auto" and not torch.cuda.is_available()):
+        return torch.device("cpu")
+    if not torch.cuda.is_available():
+        raise RuntimeError("--device cuda: torch sees no GPU")
+    local = int(os.environ.get("LOCAL_RANK", os.environ.get("RANK", "0")))
+    device = torch.device("cuda", local % torch.cuda.device_count())
+    torch.cuda.set_device(device)
+    return device
 
 
 # ------------------------------------------------------------- the study
@@ -255,7 +279,8 @@ def run_cell(a, loader, world, limit):
            "--out", cell_dir, "--workers", str(a.workers), "--batch-size", str(a.batch_size),
            "--warmup", str(a.warmup), "--steps", str(a.steps), "--seconds", str(a.seconds),
            "--interval", str(a.interval), "--buckets", str(a.buckets), "--dim", str(a.dim),
-           "--seed", str(a.seed), "--threads", str(a.threads), "--dist-timeout", str(a.dist_timeout)]
+           "--seed", str(a.seed), "--threads", str(a.threads), "--dist-timeout", str(a.dist_timeout),
+           "--device", a.device]
     print(f"== {name}" + (f" (memory limit {mib(limit):.0f} MiB)" if limit else ""), flush=True)
     procs, logs = [], []
     t_spawn = time.time()
@@ -522,24 +547,24 @@ def main():
                   f"{cell.get('t_first_batch_s', '-')} s, peak USS {m.get('peak_uss_mib', '-')} MiB, "
                   f"peak PSS {m.get('peak_pss_mib', '-')} MiB", flush=True)
     report = {
-        "what": "DDP training (gloo, CPU) over the same triples from three loaders",
+        "what": "DDP training (gloo) over the same triples from three loaders",
         "corpus": a.corpus, "corpus_bytes": os.path.getsize(a.corpus), "queries": a.queries,
         "triples_file": a.triples, "mem_limit_bytes": limit,
         "config": {k: getattr(a, k) for k in ("workers", "batch_size", "warmup", "steps", "seconds",
                                               "interval", "buckets", "dim", "seed", "threads",
-                                              "negatives", "depth")},
+                                              "negatives", "depth", "device")},
         "host": {"cpus": os.cpu_count(), "python": sys.version.split()[0]},
         "cells": cells,
     }
     # The ranks say which torch they ran (importing it here would cost a
     # second or two).
-    report["host"]["torch"] = next((r["torch"] for c in cells for r in c["rank_results"] if "torch" in r),
-                                   None)
+    for key in ("torch", "device"):
+        report["host"][key] = next((r[key] for c in cells for r in c["rank_results"] if key in r), None)
     os.makedirs(os.path.dirname(os.path.abspath(a.json)), exist_ok=True)
     with open(a.json, "w") as f:
         json.dump(report, f, indent=1)
     note = (f"{os.path.basename(a.corpus)} ({mib(os.path.getsize(a.corpus)):.0f} MiB); {a.workers} workers "
-            f"per rank, batch {a.batch_size}" + (f"; memory limit {mib(limit) / 1024:.1f} GiB" if limit else ""))
+            f"per rank, batch {a.batch_size}; model on {report['host']['device'] or a.device}" + (f"; memory limit {mib(limit) / 1024:.1f} GiB" if limit else ""))
     plot(a.svg, cells, a.title, note)
     print(table(cells))
     print(f"report: {a.json}\nplot: {a.svg}")

@@ -52,6 +52,8 @@ def test_every_cell_trains(study):
             assert r["returncode"] == 0 and "error" not in r
             assert r["samples_measured"] == 3 * 8
             assert r["triples"] > 0 and r["loss_last"] == r["loss_last"]  # not NaN
+            assert r["device"] == "cpu"
+    assert report["host"]["device"] == "cpu" and report["config"]["device"] == "cpu"
 
 
 def test_memory_of_ranks_and_workers(study):
@@ -90,6 +92,30 @@ def test_table_printed(study):
     _, _, out = study
     for loader in LOADERS:
         assert any(line.split()[:3] == [loader, "2", "ok"] for line in out.splitlines())
+
+
+def test_cuda_without_a_gpu_fails_the_cell(study, docdex_bin, tmp_path):
+    """--device cuda where torch sees no GPU: the rank says so and the cell
+    is reported failed, not trained on the CPU instead."""
+    torch = pytest.importorskip("torch")
+    if torch.cuda.is_available():
+        pytest.skip("a GPU is there")
+    work = os.path.join(os.path.dirname(study[1]), "work")
+    corpus = os.path.join(work, "synth-2M", "corpus.tsv")
+    out = tmp_path / "rank"
+    env = dict(os.environ, RANK="0", WORLD_SIZE="1", MASTER_ADDR="127.0.0.1", MASTER_PORT="0",
+               PYTHONPATH=os.path.join(TOP, "python"))
+    triples = [f for f in os.listdir(work) if f.endswith(".ids")][0]
+    p = subprocess.run(
+        [sys.executable, os.path.join(STUDY, "ddp_study.py"), "rank", "--loader", "docdex",
+         "--corpus", corpus, "--queries", os.path.join(work, "synth-2M", "queries.tsv"),
+         "--triples", os.path.join(work, triples), "--out", str(out), "--workers", "0",
+         "--device", "cuda"],
+        env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=120, check=False)
+    assert p.returncode == 1
+    with open(out / "rank0.json") as f:
+        res = json.load(f)
+    assert "torch sees no GPU" in res["error"]
 
 
 def test_procmem_sees_children():
