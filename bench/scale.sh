@@ -17,6 +17,11 @@
 #              reads of the same file at queue depth 1 and 32 (O_DIRECT)
 #   bench      the random and triples workloads, pread and mmap, 1 and 2
 #              workers, in the page cache
+#   limited    the random workload, memory, pread and mmap, 1 and 2
+#              workers, in a memory cgroup of LIMIT (default 1G), the
+#              corpus evicted first: out of memory as on a machine with
+#              less of it than the corpus (skipped, and said, where no
+#              cgroup can be made)
 #
 # Results go to DIR/results.tsv (one line a figure) and to stdout.
 # Eviction drops only this corpus's pages.  Needs fio for the disk
@@ -31,6 +36,7 @@ KINDS=${5:-passages documents}
 GET_N=${GET_N:-1000000}
 GET_COLD=${GET_COLD:-20000}
 RUNS=${RUNS:-3}
+LIMIT=${LIMIT:-1G}
 
 mkdir -p "$DIR"
 OUT=$DIR/results.tsv
@@ -128,5 +134,18 @@ for kind in $KINDS; do
 			      print k "_file_mib\t" $col["file_mib"] "\tfile-backed PSS, all workers" }' \
 			    "$DIR/bench-$tag-$workload.csv" | tee -a "$OUT"
 		done
+
+		# bench in a memory cgroup of LIMIT, from a cold cache.
+		evict "$f"
+		if "$DOCDEX" bench -q --strategies memory,pread,mmap -j 1,2 --workload random --repeat "$RUNS" \
+		    --mem-limit "$LIMIT" --limit-by cgroup -o "$DIR/bench-$tag-limited.csv" "$f"; then
+			awk -F, -v tag="$tag" -v lim="$LIMIT" 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+			    { k = tag "\tlimited_" $col["strategy"] "_j" $col["workers"]
+			      v = $col["status"] == "ok" ? $col["samples_per_s"] : $col["status"]
+			      print k "_samples_per_s\t" v "\tin a memory cgroup of " lim ", evicted first" }' \
+			    "$DIR/bench-$tag-limited.csv" | tee -a "$OUT"
+		else
+			say "no memory cgroup here: no limited run"
+		fi
 	done
 done

@@ -19,6 +19,7 @@
 
 #include "fileutil.h"
 #include "dxbench.h"
+#include "memcg.h"
 
 typedef struct child {
 	pid_t pid;
@@ -91,9 +92,17 @@ child_main(const dxb_workload_opts *o, unsigned i, unsigned n, int res, int ctl,
 	if (getppid() != parent)
 		_exit(1);
 	default_signals();
-	dxb_worker_result *r = malloc(sizeof *r);
+	dxb_worker_result *r = calloc(1, sizeof *r);
 	if (!r)
 		_exit(1);
+	dx_err err;
+	if (o->memcg && dxb_memcg_enter(o->memcg, &err) < 0) {
+		/* A 'D' before the 'R': the parent reports the set-up failed. */
+		r->code = err.code;
+		dx_describe(&err, r->msg, sizeof r->msg);
+		child_done(&s, r);
+		_exit(1);
+	}
 	dxb_workload_run(o, i, n, t0, &hooks, r);
 	free(r);                  /* for valgrind, which checks workers too */
 	_exit(0);

@@ -37,6 +37,8 @@ typedef struct dxb_workload_opts {
 	int (*stop)(void);        /* asked in the parent while it waits on the
 	                             workers: nonzero (an interrupt) stops them
 	                             all; NULL: never */
+	const struct dxb_memcg *memcg; /* the memory cgroup each worker joins
+	                             before it sets up; NULL: none */
 } dxb_workload_opts;
 
 /* What a worker measured, sent to the parent through a pipe. */

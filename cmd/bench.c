@@ -169,34 +169,43 @@ static int run_cell(const bench_opts *b, const plan *p, const dxb_rs_matrix *m, 
 		                                                      : "does not apply to this corpus");
 		return 0;
 	}
-	if (matrix_cell_over_limit(&b->mx, c))
-		return 0;
 	dxb_workload_opts o = b->mx.wl;
 	o.stop = cli_interrupted;
 	o.corpus = p->index_for[strategy];
 	o.strategy = strategy;
 	o.threads = t;
+	matrix_guard gd;
+	if (matrix_cell_guard(&b->mx, c, &o, &gd))
+		return 0;
+	int rc = 0;
 	if (!(c->rep = calloc((size_t)b->mx.repeat * FG_COUNT, sizeof *c->rep))) {
 		matrix_cell_mark(c, DXB_RS_FAILED, "out of memory");
-		return 0;
+		goto out;
 	}
 	for (unsigned r = 0; r < b->mx.repeat; r++) {
 		dxb_workers_result res;
 		matrix_progress("bench", &b->mx, i, m->ncells, key, r);
-		int rc = dxb_workers_run(&o, w, &res, c->reason, sizeof c->reason);
-		if (rc == DXB_WORKERS_INTERRUPTED)
-			return EXIT_INTERRUPTED;
-		if (rc != DXB_WORKERS_OK) {
-			c->status = DXB_RS_FAILED;
-			c->nreps = 0;
-			return 0;
+		matrix_guard_rep(&gd);
+		int wr = dxb_workers_run(&o, w, &res, c->reason, sizeof c->reason);
+		if (wr == DXB_WORKERS_INTERRUPTED) {
+			rc = EXIT_INTERRUPTED;
+			goto out;
+		}
+		if (wr != DXB_WORKERS_OK) {
+			if (!matrix_guard_killed(&b->mx, &gd, c)) {
+				c->status = DXB_RS_FAILED;
+				c->nreps = 0;
+			}
+			goto out;
 		}
 		dxb_figures_of(&res, c->rep + (size_t)r * FG_COUNT);
 		c->nreps++;
 		dxb_workers_result_free(&res);
 	}
 	c->status = DXB_RS_OK;
-	return 0;
+out:
+	matrix_guard_end(&gd);
+	return rc;
 }
 
 /* ---- reports ----------------------------------------------------------------- */
@@ -224,7 +233,9 @@ static int render_meta(const bench_opts *b, const plan *p, meta *mt)
 static int measure(bench_opts *b, dxb_rs_matrix *m, plan *p, meta *mt)
 {
 	dx_err err = { 0 };
-	matrix_default_mem_limit(&b->mx);
+	int lim = matrix_mem_limit("bench", &b->mx);
+	if (lim)
+		return lim;
 	cli_catch_signals();
 	int rc = prepare(b, p, &err);
 	if (rc == DX_ECANCELED || cli_interrupted())

@@ -13,6 +13,7 @@
 #include "cli.h"
 #include "matrix.h"
 #include "dxbench.h"
+#include "memcg.h"
 #include "version.h"
 
 int matrix_parse_synthetic(const char *spec, dxb_synth_opts *o)
@@ -53,6 +54,7 @@ static const struct option shared[] = {
 	{ "warmup", required_argument, NULL, MX_OPT_WARMUP },
 	{ "repeat", required_argument, NULL, MX_OPT_REPEAT },
 	{ "mem-limit", required_argument, NULL, MX_OPT_MEM_LIMIT },
+	{ "limit-by", required_argument, NULL, MX_OPT_LIMIT_BY },
 	{ "queries", required_argument, NULL, MX_OPT_QUERIES },
 	{ "qrels", required_argument, NULL, MX_OPT_QRELS },
 	{ "run", required_argument, NULL, MX_OPT_RUN },
@@ -89,8 +91,13 @@ static const char shared_usage[] =
 	"      --samples N          measure N samples per worker instead\n"
 	"      --warmup SECS        unmeasured time before it (default: 0.5)\n"
 	"      --repeat R           repetitions of each cell (default: 3)\n"
-	"      --mem-limit SIZE     mark a cell OOM, and skip it, when its projected\n"
-	"                           memory exceeds SIZE (default: available memory)\n"
+	"      --mem-limit SIZE     the memory the workers of a cell may take (default:\n"
+	"                           available memory); see --limit-by\n"
+	"      --limit-by HOW       cgroup (the workers run in a memory cgroup of that\n"
+	"                           size: a cell that passes it is killed, and reported\n"
+	"                           oom) or projection (a cell whose projected memory\n"
+	"                           passes it is reported oom and not run) (default:\n"
+	"                           cgroup with --mem-limit where one can be made)\n"
 	"\n"
 	"Triples (as in docdex sample; without them, documents at random):\n"
 	"      --queries FILE       query texts\n"
@@ -247,6 +254,14 @@ static int set_option(const matrix_cmd *cmd, matrix_opts *b, int id, const char 
 		if (cli_parse_size(v, &n) < 0 || n == 0)
 			return opt_bad_value(cmd->name, name, place, "a size such as 16G", v);
 		b->mem_limit = n;
+		break;
+	case MX_OPT_LIMIT_BY:
+		if (strcmp(v, "cgroup") == 0)
+			b->limit_by = MX_LIMIT_CGROUP;
+		else if (strcmp(v, "projection") == 0)
+			b->limit_by = MX_LIMIT_PROJECTION;
+		else
+			return opt_bad_value(cmd->name, name, place, "cgroup or projection", v);
 		break;
 	case MX_OPT_DEPTH:
 		if (cli_parse_u64(v, &n) < 0 || n > UINT32_MAX)
@@ -535,13 +550,29 @@ void matrix_json_string(dxb_json *j, const char *key, const char *v)
 	dxb_json_string(j, v);
 }
 
-void matrix_default_mem_limit(matrix_opts *o)
+int matrix_mem_limit(const char *cmd, matrix_opts *o)
 {
-	if (!o->mem_limit) {
+	int given = o->mem_limit != 0;
+	if (!given) {
 		dxb_meminfo mi;
 		dxb_meminfo_read(&mi);
 		o->mem_limit = mi.available ? mi.available : UINT64_MAX;
 	}
+	o->limit_kind = "projection";
+	if (o->limit_by == MX_LIMIT_PROJECTION || (o->limit_by == MX_LIMIT_AUTO && !given))
+		return 0;
+	dx_err err;
+	const char *kind = dxb_memcg_possible(&err);
+	if (kind) {
+		o->limit_kind = kind;
+		return 0;
+	}
+	if (o->limit_by == MX_LIMIT_AUTO)
+		return 0;
+	char why[600];
+	dx_describe(&err, why, sizeof why);
+	cli_error(cmd, "--limit-by cgroup: no memory cgroup can be made here", why);
+	return EXIT_FAIL;
 }
 
 int matrix_cells_alloc(dxb_rs_matrix *m, size_t n, matrix_counts **counts)
@@ -568,16 +599,55 @@ void matrix_cell_mark(dxb_rs_cell *c, int status, const char *why)
 	snprintf(c->reason, sizeof c->reason, "%s", why);
 }
 
-int matrix_cell_over_limit(const matrix_opts *o, dxb_rs_cell *c)
+int matrix_cell_guard(const matrix_opts *o, dxb_rs_cell *c, dxb_workload_opts *wl, matrix_guard *gd)
 {
+	char need[32], limit[32], why[sizeof c->reason];
+	*gd = (matrix_guard){ 0 };
+	dx_format_bytes(o->mem_limit, limit, sizeof limit);
+	if (strcmp(o->limit_kind, "projection") != 0) {
+		dx_err err;
+		if (!(gd->group = dxb_memcg_new(o->mem_limit, &err))) {
+			dx_describe(&err, why, sizeof why);
+			matrix_cell_mark(c, DXB_RS_FAILED, why);
+			return 1;
+		}
+		wl->memcg = gd->group;
+		return 0;
+	}
 	if (c->projected <= (double)o->mem_limit)
 		return 0;
-	char need[32], limit[32], why[96];
 	snprintf(why, sizeof why, "projected %s > limit %s",
-	         dx_format_bytes((uint64_t)c->projected, need, sizeof need),
-	         dx_format_bytes(o->mem_limit, limit, sizeof limit));
+	         dx_format_bytes((uint64_t)c->projected, need, sizeof need), limit);
 	matrix_cell_mark(c, DXB_RS_OOM, why);
 	return 1;
+}
+
+void matrix_guard_rep(matrix_guard *gd)
+{
+	if (gd->group)
+		gd->kills = dxb_memcg_oom_kills(gd->group);
+}
+
+int matrix_guard_killed(const matrix_opts *o, const matrix_guard *gd, dxb_rs_cell *c)
+{
+	if (!gd->group)
+		return 0;
+	uint64_t kills = dxb_memcg_oom_kills(gd->group) - gd->kills;
+	if (!kills)
+		return 0;
+	char limit[32], peak[32], why[160];
+	snprintf(why, sizeof why, "killed for memory: %llu worker%s over the limit of %s (%s; peak %s)",
+	         (unsigned long long)kills, kills == 1 ? "" : "s",
+	         dx_format_bytes(o->mem_limit, limit, sizeof limit), o->limit_kind,
+	         dx_format_bytes(dxb_memcg_peak(gd->group), peak, sizeof peak));
+	matrix_cell_mark(c, DXB_RS_OOM, why);
+	return 1;
+}
+
+void matrix_guard_end(matrix_guard *gd)
+{
+	dxb_memcg_free(gd->group);
+	gd->group = NULL;
 }
 
 int matrix_interrupted(const char *cmd, const matrix_opts *o)

@@ -27,9 +27,12 @@ enum {
 	MX_OPT_WORKLOAD = OPT_OWN, MX_OPT_BATCH, MX_OPT_THREADS, MX_OPT_DURATION, MX_OPT_SAMPLES,
 	MX_OPT_WARMUP, MX_OPT_REPEAT, MX_OPT_MEM_LIMIT, MX_OPT_QUERIES, MX_OPT_QRELS, MX_OPT_RUN,
 	MX_OPT_DEPTH, MX_OPT_NEGATIVES, MX_OPT_SYNTHETIC, MX_OPT_TMPDIR, MX_OPT_PLOT, MX_OPT_BASELINE,
-	MX_OPT_TOLERANCE, MX_OPT_FROM, MX_OPT_CORPUS,
+	MX_OPT_TOLERANCE, MX_OPT_FROM, MX_OPT_CORPUS, MX_OPT_LIMIT_BY,
 	MX_OPT_OWN = 512
 };
+
+/* --limit-by: how --mem-limit holds. */
+enum { MX_LIMIT_AUTO = 0, MX_LIMIT_CGROUP, MX_LIMIT_PROJECTION };
 
 typedef struct matrix_opts {
 	const char *corpus;
@@ -38,6 +41,9 @@ typedef struct matrix_opts {
 	size_t nworkers, nthreads;
 	unsigned repeat;
 	uint64_t mem_limit;       /* 0: the machine's available memory */
+	int limit_by;             /* MX_LIMIT_* */
+	const char *limit_kind;   /* how it holds: "cgroup v1", "cgroup v2" or
+	                             "projection" (matrix_mem_limit) */
 	const char *synthetic, *tmpdir;
 	int corpus_in_file, synthetic_in_file; /* set by the experiment file */
 	int format;               /* 0: from -o's name, else table */
@@ -87,8 +93,12 @@ char *matrix_build_json(void);
 void matrix_json_list(dxb_json *j, const char *key, const unsigned *v, size_t n);
 void matrix_json_string(dxb_json *j, const char *key, const char *v);
 
-/* Sets o->mem_limit, when not given, to the machine's available memory. */
-void matrix_default_mem_limit(matrix_opts *o);
+/* Sets o->mem_limit, when not given, to the machine's available memory,
+ * and how it holds (o->limit_kind): a memory cgroup per cell under
+ * --limit-by cgroup, or with --mem-limit where one can be made; else the
+ * projection.  Returns 0, or EXIT_FAIL after saying why no cgroup can be
+ * made under --limit-by cgroup. */
+int matrix_mem_limit(const char *cmd, matrix_opts *o);
 
 /* The text of a cell's worker and thread counts, which its dims point to. */
 typedef char matrix_counts[2][16];
@@ -101,9 +111,25 @@ void matrix_cell_counts(dxb_rs_cell *c, matrix_counts counts, size_t wdim, size_
                         unsigned t);
 /* Marks a cell with no figures: its status and why. */
 void matrix_cell_mark(dxb_rs_cell *c, int status, const char *why);
-/* Marks c DXB_RS_OOM, with both sizes, when its projected footprint (set
- * before) is over o's memory limit; returns whether it is. */
-int matrix_cell_over_limit(const matrix_opts *o, dxb_rs_cell *c);
+/* What holds a cell to the memory limit while it runs. */
+typedef struct matrix_guard {
+	struct dxb_memcg *group;  /* the cell's memory cgroup, or NULL */
+	uint64_t kills;           /* its OOM kills before the repetition */
+} matrix_guard;
+/* Before a cell runs (c->projected set): under a cgroup, makes the cell's
+ * group and has wl's workers join it; under the projection, marks c
+ * DXB_RS_OOM, with both sizes, when the projection is over the limit.
+ * Returns 0 to run the cell, 1 when c is marked (OOM, or failed when no
+ * group could be made) and is not to be run. */
+int matrix_cell_guard(const matrix_opts *o, dxb_rs_cell *c, dxb_workload_opts *wl, matrix_guard *gd);
+/* Before each repetition. */
+void matrix_guard_rep(matrix_guard *gd);
+/* After a repetition failed: whether the kernel killed a worker for the
+ * group's limit, in which case c is marked DXB_RS_OOM with what the group
+ * saw. */
+int matrix_guard_killed(const matrix_opts *o, const matrix_guard *gd, dxb_rs_cell *c);
+/* After the cell: removes its group. */
+void matrix_guard_end(matrix_guard *gd);
 /* Clears the progress line and says that cmd was interrupted; returns
  * EXIT_INTERRUPTED. */
 int matrix_interrupted(const char *cmd, const matrix_opts *o);

@@ -133,6 +133,7 @@ void matrix_json_params(dxb_json *j, const matrix_opts *o, const matrix_corpus *
 	dxb_json_double(j, w->warmup, 6);
 	json_uint(j, "repeat", o->repeat);
 	json_uint(j, "mem_limit_bytes", o->mem_limit);
+	matrix_json_string(j, "mem_limit_by", o->limit_kind);
 }
 
 void matrix_progress(const char *cmd, const matrix_opts *o, size_t i, size_t n, const char *key,

@@ -539,14 +539,15 @@ static int run_cell(const pin_opts *p, const plan *pl, const dxb_rs_matrix *m, d
 		matrix_cell_mark(c, DXB_RS_SKIPPED, why);
 		return 0;
 	}
-	if (matrix_cell_over_limit(&p->mx, c))
+	dxb_workload_opts o = p->mx.wl;
+	matrix_guard gd;
+	if (matrix_cell_guard(&p->mx, c, &o, &gd))
 		return 0;
 	if (!(c->rep = calloc((size_t)p->mx.repeat * NMETRICS, sizeof *c->rep))) {
 		matrix_cell_mark(c, DXB_RS_FAILED, "out of memory");
-		return 0;
+		goto out;
 	}
 	dxb_meminfo_read(&before);
-	dxb_workload_opts o = p->mx.wl;
 	o.stop = cli_interrupted;
 	o.corpus = pl->mc.index;
 	o.strategy = pl->strategy;
@@ -567,12 +568,14 @@ static int run_cell(const pin_opts *p, const plan *pl, const dxb_rs_matrix *m, d
 		rd = dxb_ramdisk_copy(pl->mc.index, p->ramdisk, progress_update, &pr, &err);
 		copy_s = dxb_now() - t0;
 		progress_done(&pr, NULL);
-		if (!rd && err.code == DX_ECANCELED)
-			return EXIT_INTERRUPTED;
+		if (!rd && err.code == DX_ECANCELED) {
+			rc = EXIT_INTERRUPTED;
+			goto out;
+		}
 		if (!rd && err.code == DX_ELIMIT) {
 			dx_describe(&err, why, sizeof why);
 			matrix_cell_mark(c, DXB_RS_SKIPPED, why);
-			return 0;
+			goto out;
 		}
 		if (!rd)
 			goto failed;
@@ -584,6 +587,7 @@ static int run_cell(const pin_opts *p, const plan *pl, const dxb_rs_matrix *m, d
 		matrix_progress("pin-test", &p->mx, i, m->ncells, key, r);
 		if (set_cache(o.corpus, s->cache, &cached, &err) < 0)
 			goto failed;
+		matrix_guard_rep(&gd);
 		int wr = dxb_workers_run(&o, s->w, &res, why, sizeof why);
 		if (wr == DXB_WORKERS_INTERRUPTED) {
 			rc = EXIT_INTERRUPTED;
@@ -591,7 +595,8 @@ static int run_cell(const pin_opts *p, const plan *pl, const dxb_rs_matrix *m, d
 		}
 		if (wr != DXB_WORKERS_OK) {
 			/* The memory-lock limit is the machine's, not a failure. */
-			matrix_cell_mark(c, res.code == DX_ELIMIT ? DXB_RS_SKIPPED : DXB_RS_FAILED, why);
+			if (!matrix_guard_killed(&p->mx, &gd, c))
+				matrix_cell_mark(c, res.code == DX_ELIMIT ? DXB_RS_SKIPPED : DXB_RS_FAILED, why);
 			goto out;
 		}
 		figures(&res, &before, cached, copy_s, s->pin, c->rep + (size_t)r * NMETRICS);
@@ -605,6 +610,7 @@ failed:
 	matrix_cell_mark(c, DXB_RS_FAILED, why);
 out:
 	dxb_ramdisk_remove(rd);
+	matrix_guard_end(&gd);
 	return cli_interrupted() ? EXIT_INTERRUPTED : rc;
 }
 
@@ -890,7 +896,9 @@ static int measure(pin_opts *p, dxb_rs_matrix *m, plan *pl, meta *mt)
 	int rc;
 	if ((rc = check_ramdisk(p)) != 0)
 		return rc;
-	matrix_default_mem_limit(&p->mx);
+	int lim = matrix_mem_limit("pin-test", &p->mx);
+	if (lim)
+		return lim;
 	cli_catch_signals();
 	look_around(p, &pl->e);
 	if (cli_interrupted())

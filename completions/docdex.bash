@@ -87,14 +87,14 @@ _docdex()
     local index_opts="-o --output --format --id-column --id-field --columns --duplicates --skip-bad --span --bgzf --level --stats --verify -q --quiet -h --help"
     local get_opts="--field --format --position --random --seed --missing --batch --access -h --help"
     local sample_opts="--queries --qrels --min-rel --run --depth --margin --weights --exclude-judged --random --run-ratio --triples --pairs -o --output --format --field --negatives --count --epochs --seed --start --rank --world-size --drop-last --strict --stats --no-readahead --access -h --help"
-    local bench_opts="--strategies --workload --batch -j --workers --threads --duration --samples --warmup --repeat --mem-limit --queries --qrels --run --depth --negatives --seed --synthetic --tmpdir --format -o --output --plot --baseline --tolerance --from -c --config -q --quiet -h --help"
-    local pin_test_opts="--pin --placement --ramdisk --cache --strategy --workload --batch -j --workers --threads --duration --samples --warmup --repeat --mem-limit --queries --qrels --run --depth --negatives --seed --synthetic --tmpdir --format -o --output --plot --baseline --tolerance --from -c --config -q --quiet -h --help"
+    local bench_opts="--strategies --workload --batch -j --workers --threads --duration --samples --warmup --repeat --mem-limit --limit-by --queries --qrels --run --depth --negatives --seed --synthetic --tmpdir --format -o --output --plot --baseline --tolerance --from -c --config -q --quiet -h --help"
+    local pin_test_opts="--pin --placement --ramdisk --cache --strategy --workload --batch -j --workers --threads --duration --samples --warmup --repeat --mem-limit --limit-by --queries --qrels --run --depth --negatives --seed --synthetic --tmpdir --format -o --output --plot --baseline --tolerance --from -c --config -q --quiet -h --help"
     # The options that take a value, in the next word or after "=".
     local index_valued="-o --output --format --id-column --id-field --columns --duplicates --span --bgzf --level"
     local get_valued="--field --format --random --seed --missing --batch --access"
     local sample_valued="--queries --qrels --min-rel --run --depth --margin --weights --run-ratio --triples --pairs -o --output --format --field --negatives --count --epochs --seed --start --rank --world-size --access"
-    local bench_valued="--strategies --workload --batch -j --workers --threads --duration --samples --warmup --repeat --mem-limit --queries --qrels --run --depth --negatives --seed --synthetic --tmpdir --format -o --output --plot --baseline --tolerance --from -c --config"
-    local pin_test_valued="--pin --placement --ramdisk --cache --strategy --workload --batch -j --workers --threads --duration --samples --warmup --repeat --mem-limit --queries --qrels --run --depth --negatives --seed --synthetic --tmpdir --format -o --output --plot --baseline --tolerance --from -c --config"
+    local bench_valued="--strategies --workload --batch -j --workers --threads --duration --samples --warmup --repeat --mem-limit --limit-by --queries --qrels --run --depth --negatives --seed --synthetic --tmpdir --format -o --output --plot --baseline --tolerance --from -c --config"
+    local pin_test_valued="--pin --placement --ramdisk --cache --strategy --workload --batch -j --workers --threads --duration --samples --warmup --repeat --mem-limit --limit-by --queries --qrels --run --depth --negatives --seed --synthetic --tmpdir --format -o --output --plot --baseline --tolerance --from -c --config"
 
     local cur=${COMP_WORDS[COMP_CWORD]}
     local prev=""
@@ -213,6 +213,9 @@ _docdex()
             ;;
         pin-test:--strategy)
             COMPREPLY=($(compgen -W "memory stdio pread mmap gzip bgzf" -- "$val"))
+            ;;
+        bench:--limit-by | pin-test:--limit-by)
+            COMPREPLY=($(compgen -W "cgroup projection" -- "$val"))
             ;;
         esac
         # Numbers, names and field lists have nothing to complete.

@@ -62,7 +62,7 @@ function __docdex_needs_corpus
     return 0
 end
 # The options of bench and pin-test that take a value.
-set -g __docdex_matrix_valued --workload --batch -j --workers --threads --duration --samples --warmup --repeat --mem-limit --queries --qrels --run --depth --negatives --seed --synthetic --tmpdir --format -o --output --plot --baseline --tolerance --from -c --config
+set -g __docdex_matrix_valued --workload --batch -j --workers --threads --duration --samples --warmup --repeat --mem-limit --limit-by --queries --qrels --run --depth --negatives --seed --synthetic --tmpdir --format -o --output --plot --baseline --tolerance --from -c --config
 
 # docdex get: the corpus or index, then ids (nothing to complete).
 complete -c docdex -n '__fish_seen_subcommand_from get; and __docdex_needs_corpus get --field --format --random --seed --missing --batch --access' -F
@@ -130,7 +130,8 @@ complete -c docdex -n '__fish_seen_subcommand_from bench pin-test' -l duration -
 complete -c docdex -n '__fish_seen_subcommand_from bench pin-test' -l samples -x -d 'measure N samples per worker instead of a duration'
 complete -c docdex -n '__fish_seen_subcommand_from bench pin-test' -l warmup -x -d 'unmeasured seconds before the measured part (default 0.5)'
 complete -c docdex -n '__fish_seen_subcommand_from bench pin-test' -l repeat -x -d 'repetitions of each cell (default 3)'
-complete -c docdex -n '__fish_seen_subcommand_from bench pin-test' -l mem-limit -x -d 'report a cell oom when its projected memory exceeds this size'
+complete -c docdex -n '__fish_seen_subcommand_from bench pin-test' -l mem-limit -x -d 'the memory a cell\'s workers may take'
+complete -c docdex -n '__fish_seen_subcommand_from bench pin-test' -l limit-by -x -a 'cgroup\t"the workers run in a memory cgroup of that size" projection\t"a cell projected over it is reported oom and not run"' -d 'how --mem-limit holds'
 complete -c docdex -n '__fish_seen_subcommand_from bench pin-test' -l queries -r -F -d 'query texts: qid TAB text, JSONL or TREC topics'
 complete -c docdex -n '__fish_seen_subcommand_from bench pin-test' -l qrels -r -F -d 'judgements: the positives of the triples'
 complete -c docdex -n '__fish_seen_subcommand_from bench pin-test' -l run -r -F -d 'draw negatives from a TREC or MS MARCO run'

@@ -159,11 +159,11 @@ small_corpus() {
 	equals "$(ls tmp)" ""
 }
 
-@test "--mem-limit marks memory OOM without running it when the corpus does not fit" {
+@test "--mem-limit by projection marks memory OOM without running it when the corpus does not fit" {
 	small_corpus
 	# The corpus is 1.7 MB; 1 MiB cannot hold a copy of it, the index fits.
-	run --separate-stderr dx bench --strategies memory,stdio,mmap -j 1,2 --mem-limit 1M "${QUICK[@]}" \
-		--workload random -o r.json c.tsv
+	run --separate-stderr dx bench --strategies memory,stdio,mmap -j 1,2 --mem-limit 1M \
+		--limit-by projection "${QUICK[@]}" --workload random -o r.json c.tsv
 	status_is 0
 	check_report r.json --expect memory/j1/t1=oom --expect memory/j2/t1=oom --expect stdio/j2/t1=ok \
 		--expect mmap/j1/t1=ok --expect mmap/j2/t1=ok
@@ -176,6 +176,87 @@ small_corpus() {
 		sys.exit(m["repetitions"] != [] or not 1.7e6 < m["projected_bytes"] < 2.5e6
 		         or c["memory/j2/t1"]["projected_bytes"] < 2 * m["projected_bytes"] * 0.99)
 	EOF
+}
+
+@test "--mem-limit in a memory cgroup: the kernel kills the memory strategy, the index strategies run on" {
+	memcg_or_skip
+	# 48 MiB of corpus; a limit of 24 MiB holds no copy of it, but the
+	# page cache of the index strategies is reclaimed within the limit.
+	"$DX_SYNTH" --size 48M -o c.tsv
+	dx index -q c.tsv
+	before=$(memcg_groups)
+	run --separate-stderr dx bench --strategies memory,pread,mmap -j 1,2 --mem-limit 24M \
+		"${QUICK[@]}" --workload random -o r.json c.tsv
+	status_is 0
+	# ThreadSanitizer keeps shadow memory for every page a worker touches,
+	# the mapped corpus's too, and charges it to the worker.
+	local mmap=(--expect mmap/j1/t1=ok --expect mmap/j2/t1=ok)
+	if sanitized_with thread; then mmap=(); fi
+	check_report r.json --expect memory/j1/t1=oom --expect memory/j2/t1=oom --expect pread/j1/t1=ok \
+		--expect pread/j2/t1=ok "${mmap[@]}"
+	[[ $output == *"memory    1  1  oom  killed for memory: 1 worker over the limit of 24.0 MiB (cgroup v"[12]"; peak "* ]]
+	python3 - <<-'EOF'
+		import json, sys
+		r = json.load(open("r.json"))
+		c = {c["key"]: c for c in r["cells"]}
+		# Killed after it ran, not skipped: the projection is still reported.
+		sys.exit(not r["params"]["mem_limit_by"].startswith("cgroup v")
+		         or r["params"]["mem_limit_bytes"] != 24 << 20
+		         or c["memory/j1/t1"]["projected_bytes"] < 48e6)
+	EOF
+	# Every cell's group is gone.
+	equals "$(memcg_groups)" "$before"
+}
+
+@test "SIGKILL during a cell in a memory cgroup leaves its empty group; the next run removes it, never a live run's" {
+	memcg_or_skip
+	small_corpus
+	before=$(memcg_groups)
+	# Started as itself, not through dx's function, so that $! is its pid.
+	"$DOCDEX" bench --strategies pread --mem-limit 1G --duration 60 --repeat 1 -q -o a.json c.tsv 3>&- &
+	local pid=$! i group=
+	for i in $(seq 100); do
+		group=$(memcg_groups | grep "/docdex-bench\.$pid\.[0-9]*$" || true)
+		[ -z "$group" ] || break
+		sleep 0.1
+	done
+	[ -n "$group" ]
+	kill -KILL "$pid"
+	wait "$pid" || true
+	# The workers die with their parent, and leave the group empty.
+	for i in $(seq 100); do
+		[ -z "$(cat "$group/cgroup.procs")" ] && break
+		sleep 0.1
+	done
+	equals "$(cat "$group/cgroup.procs")" ""
+	[ -d "$group" ]
+	# A live run's group is kept while another run sweeps.
+	"$DOCDEX" bench --strategies pread --mem-limit 1G --duration 3 --repeat 1 -q -o live.json c.tsv 3>&- &
+	local live=$! livegroup=
+	for i in $(seq 100); do
+		livegroup=$(memcg_groups | grep "/docdex-bench\.$live\.[0-9]*$" || true)
+		[ -z "$livegroup" ] || break
+		sleep 0.1
+	done
+	[ -n "$livegroup" ]
+	run --separate-stderr dx bench --strategies pread --mem-limit 1G "${QUICK[@]}" -q -o r.json c.tsv
+	status_is 0
+	[ ! -e "$group" ]
+	[ -d "$livegroup" ]
+	wait "$live"
+	check_report live.json --expect pread/j1/t1=ok
+	equals "$(memcg_groups)" "$before"
+}
+
+@test "--limit-by projection is kept where asked; --limit-by is checked" {
+	small_corpus
+	run --separate-stderr dx bench --strategies memory -j 1 --mem-limit 1M --limit-by projection \
+		"${QUICK[@]}" --workload random -o r.json c.tsv
+	status_is 0
+	grep -q '"mem_limit_by": "projection"' r.json
+	run --separate-stderr dx bench --limit-by guess c.tsv
+	status_is 2
+	equals "$stderr" "docdex bench: bad --limit-by, give cgroup or projection: 'guess' (see docdex bench --help)"
 }
 
 @test "--plot writes an SVG that an XML parser reads, a line for each strategy" {

@@ -22,7 +22,7 @@ MACHINE = ["cores", "memory_bytes", "available_bytes", "kernel", "cpu", "hostnam
            "corpus_filesystem"]
 PARAMS = ["corpus", "records", "corpus_bytes", "index_bytes", "workload", "batch", "negatives",
           "queries", "qrels", "run", "depth", "seed", "workers", "threads", "duration_s",
-          "samples", "warmup_s", "repeat", "mem_limit_bytes"]
+          "samples", "warmup_s", "repeat", "mem_limit_bytes", "mem_limit_by"]
 METRIC_FIELDS = ["key", "label", "unit", "better", "gate"]
 METRICS = ["samples_per_s", "docs_per_s", "mb_per_s", "latency_p50_ms", "latency_p95_ms",
            "latency_p99_ms", "setup_s", "pss_mib", "uss_per_worker_mib", "rss_per_worker_mib",

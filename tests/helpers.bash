@@ -74,3 +74,28 @@ use_data() {
 check_report() {
 	python3 "$BATS_TEST_DIRNAME/check_report.py" "$@"
 }
+
+# Skips the test where this process cannot make a memory cgroup (not root,
+# no memory controller): --limit-by cgroup says so in one line.
+memcg_or_skip() {
+	run --separate-stderr dx bench --limit-by cgroup --synthetic passages:200 --strategies mmap \
+		"${QUICK[@]}" -q -o probe.json
+	if [ "$status" -ne 0 ]; then
+		[[ $stderr == "docdex bench: --limit-by cgroup: no memory cgroup can be made here: "* ]]
+		skip "no memory cgroup here: $stderr"
+	fi
+}
+
+# The docdex-bench.* groups in the memory cgroup hierarchy (v1's memory
+# controller, else cgroup2).
+memcg_groups() {
+	local mnt
+	mnt=$(awk '$0 ~ / - cgroup / && $NF ~ /(^|,)memory(,|$)/ {print $5; exit}' /proc/self/mountinfo)
+	[ -n "$mnt" ] || mnt=$(awk '$0 ~ / - cgroup2 / {print $5; exit}' /proc/self/mountinfo)
+	find "$mnt" -maxdepth 12 -type d -name 'docdex-bench.*' 2> /dev/null | sort
+}
+
+# Whether docdex was built with the sanitizer $1 (address, thread).
+sanitized_with() {
+	dx --version | grep -q -- "-fsanitize=[a-z,]*$1"
+}

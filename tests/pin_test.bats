@@ -199,6 +199,28 @@ if not (t["pairs"] == 2 and t["h2d_gb_s"] > 0 and t["h2d_reference_gb_s"] > 0):
 	equals "$(echo "$stderr" | wc -l)" 1
 }
 
+@test "--mem-limit in a memory cgroup: a worker over it is reported oom, the others run" {
+	memcg_or_skip
+	"$DX_SYNTH" --size 48M -o c.tsv
+	dx index -q c.tsv
+	run --separate-stderr dx pin-test --strategy memory --pin none --placement disk -j 1 \
+		--mem-limit 24M "${QUICK[@]}" -o m.json c.tsv
+	status_is 0
+	[[ $output == *"oom  killed for memory: 1 worker over the limit of 24.0 MiB (cgroup v"* ]]
+	# pread: ThreadSanitizer's shadow of a mapped corpus would be charged
+	# to the worker (bench.bats).
+	run --separate-stderr dx pin-test --strategy pread --pin none --placement disk -j 1 \
+		--mem-limit 24M "${QUICK[@]}" -o r.json c.tsv
+	status_is 0
+	python3 - <<-'EOF'
+		import json, sys
+		m, r = (json.load(open(f)) for f in ("m.json", "r.json"))
+		sys.exit([c["status"] for c in m["cells"]] != ["oom"] or
+		         [c["status"] for c in r["cells"]] != ["ok"] or
+		         not r["params"]["mem_limit_by"].startswith("cgroup v"))
+	EOF
+}
+
 @test "reports hold every field the man page lists; --from, --baseline and CSV as bench" {
 	small_corpus
 	run --separate-stderr dx pin-test --pin none,buffers --placement disk --cache warm -j 1,2 \
