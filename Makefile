@@ -36,8 +36,10 @@
 #                        passage and document corpora of SCALE_SIZES (1G 3G
 #                        12G) in SCALE_DIR (build/scale, kept), index build,
 #                        1M random gets in and out of the page cache for each
-#                        --access against fio, bench's workloads; about 40
-#                        GB of disk and an hour; not part of make check
+#                        --access against fio, bench's workloads in the
+#                        page cache and in a memory cgroup of SCALE_LIMIT
+#                        (1G), sample; about 40 GB of disk and an hour;
+#                        not part of make check
 #   make DEV=1           warnings are errors
 #
 # A build with other flags goes to its own directory: B=build/asan holds the
@@ -296,12 +298,14 @@ demo: all
 	sh tests/demo.sh $(abspath $(DOCDEX)) $(abspath $(SYNTH))
 
 # Real sizes: SCALE_DIR (kept between runs: the corpora are generated once,
-# about 4 minutes for 12G), SCALE_SIZES, SCALE_KINDS.  Not part of make check.
+# about 4 minutes for 12G), SCALE_SIZES, SCALE_KINDS; SCALE_LIMIT, the memory
+# cgroup of the limited run.  Not part of make check.
 SCALE_DIR ?= build/scale
 SCALE_SIZES ?= 1G 3G 12G
 SCALE_KINDS ?= passages documents
+SCALE_LIMIT ?= 1G
 bench-scale: all
-	bash bench/scale.sh $(abspath $(DOCDEX)) $(abspath $(SYNTH)) $(SCALE_DIR) "$(SCALE_SIZES)" "$(SCALE_KINDS)"
+	LIMIT=$(SCALE_LIMIT) bash bench/scale.sh $(abspath $(DOCDEX)) $(abspath $(SYNTH)) $(SCALE_DIR) "$(SCALE_SIZES)" "$(SCALE_KINDS)"
 
 bench: all
 	python3 tests/bench/bench.py --docdex $(abspath $(DOCDEX)) --synth $(abspath $(SYNTH))

@@ -393,5 +393,6 @@ char *dxb_json_finish(dxb_json *j);
 #include "figures.h"
 #include "batchbuf.h"
 #include "tempcorpus.h"
+#include "memcg.h"
 
 #endif

@@ -17,6 +17,9 @@
 #              reads of the same file at queue depth 1 and 32 (O_DIRECT)
 #   bench      the random and triples workloads, pread and mmap, 1 and 2
 #              workers, in the page cache
+#   sample     one epoch of triples with their texts (docdex sample) from
+#              the corpus's queries, qrels and run, in the page cache;
+#              median of RUNS
 #   limited    the random workload, memory, pread and mmap, 1 and 2
 #              workers, in a memory cgroup of LIMIT (default 1G), the
 #              corpus evicted first: out of memory as on a machine with
@@ -134,6 +137,12 @@ for kind in $KINDS; do
 			      print k "_file_mib\t" $col["file_mib"] "\tfile-backed PSS, all workers" }' \
 			    "$DIR/bench-$tag-$workload.csv" | tee -a "$OUT"
 		done
+
+		# One epoch of triples with their texts.
+		s=$(for _ in $(seq "$RUNS"); do secs "$DOCDEX" sample --queries "$f.queries" --qrels "$f.qrels" \
+		    --run "$f.run" -o /dev/null "$f"; done | median)
+		n=$("$DOCDEX" sample --queries "$f.queries" --qrels "$f.qrels" --run "$f.run" --format ids "$f" | wc -l)
+		record "$tag" sample_s "$s" "$n triples with their texts, one epoch, fresh process"
 
 		# bench in a memory cgroup of LIMIT, from a cold cache.
 		evict "$f"

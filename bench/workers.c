@@ -19,7 +19,6 @@
 
 #include "fileutil.h"
 #include "dxbench.h"
-#include "memcg.h"
 
 typedef struct child {
 	pid_t pid;

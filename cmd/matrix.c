@@ -13,7 +13,6 @@
 #include "cli.h"
 #include "matrix.h"
 #include "dxbench.h"
-#include "memcg.h"
 #include "version.h"
 
 int matrix_parse_synthetic(const char *spec, dxb_synth_opts *o)

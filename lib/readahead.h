@@ -20,7 +20,7 @@
  * *pos is set to how far into the file it has read. */
 typedef int64_t (*dx_fill_fn)(void *ctx, char *buf, size_t cap, uint64_t *pos, dx_err *err);
 
-enum { DX_RA_CHUNKS = 3 };
+enum { DX_RA_CHUNKS = 3, DX_RA_ALIGN = 4096 };
 
 typedef struct dx_chunk {
 	char *mem;            /* headroom, then data */
@@ -47,7 +47,8 @@ typedef struct dx_readahead {
 } dx_readahead;
 
 /* Starts reading; without a thread (none could be started) chunks are
- * filled when taken.  Returns 0 or DX_ENOMEM. */
+ * filled when taken.  Each chunk's memory is aligned to DX_RA_ALIGN, its
+ * data too when head is a multiple of it.  Returns 0 or DX_ENOMEM. */
 int dx__ra_start(dx_readahead *ra, dx_fill_fn fill, void *ctx, size_t head, size_t size, dx_err *err);
 
 /* The next chunk, in order, once filled; valid until the next call. */
