@@ -4,7 +4,12 @@
 #                        lib/libdocdex.so.0) and the benchmark engine
 #                        (bench/libdxbench.a, never installed)
 #   make check           C unit tests of lib/, the fuzz harnesses over their
-#                        saved inputs, then the bats suites
+#                        saved inputs, then the bats suites (the readers'
+#                        again with zlib serving, where libdeflate is built in)
+#   make check-zlib      a build without libdeflate (build/zlib) and the
+#                        readers' tests on it
+#   make CODECS=zlib     build without libdeflate (default: with it, where it
+#                        links; CODECS=libdeflate insists)
 #   make fuzz            each fuzz harness under libFuzzer (clang), FUZZ_TIME s
 #   make asan            make check under AddressSanitizer and UBSan
 #   make tsan            make check under ThreadSanitizer
@@ -66,6 +71,23 @@ ALL_CPPFLAGS = -D_GNU_SOURCE -Ilib -Ibench -MMD -MP $(CPPFLAGS)
 CORE_LIBS = -lz -lm -lpthread
 LDLIBS = -lyaml -ldl $(CORE_LIBS)
 
+# Codecs beside zlib, where this machine has them (lib/codec.h): CODECS=auto
+# (the default) takes libdeflate when it links, CODECS=libdeflate insists
+# on it, CODECS=zlib builds without.  Each build directory keeps the choice
+# it was built with ($(B)/codecs), and rebuilds the core when it changes.
+CODECS ?= auto
+LIBDEFLATE_LINKS := $(shell printf '\043include <libdeflate.h>\nint main(void) { return !libdeflate_alloc_decompressor(); }\n' | \
+    $(CC) -x c - -ldeflate -o /dev/null 2>/dev/null && echo yes)
+ifeq ($(CODECS),zlib)
+CODEC_LIBS =
+else ifeq ($(CODECS)$(LIBDEFLATE_LINKS),libdeflate)
+$(error CODECS=libdeflate: libdeflate does not link here (Debian: libdeflate-dev))
+else ifeq ($(LIBDEFLATE_LINKS),yes)
+CODEC_LIBS = -ldeflate
+endif
+CODEC_FLAGS = $(if $(CODEC_LIBS),-DDX_HAVE_LIBDEFLATE)
+CORE_LIBS += $(CODEC_LIBS)
+
 # The library's version, from docdex.h; the soname changes with MAJOR.
 VERSION := $(shell sed -n 's/^\#define DX_VERSION "\(.*\)"/\1/p' lib/docdex.h)
 SOVERSION = $(firstword $(subst ., ,$(VERSION)))
@@ -120,9 +142,16 @@ $(B)/%.o: %.c
 # The core's objects are position-independent, and show only what
 # docdex.h marks DX_EXPORT: one set serves the static and the shared
 # library.
-$(B)/lib/%.o: lib/%.c
+$(B)/lib/%.o: lib/%.c $(B)/codecs
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -fPIC -fvisibility=hidden -c -o $@ $<
+	$(CC) $(ALL_CPPFLAGS) $(CODEC_FLAGS) $(ALL_CFLAGS) -fPIC -fvisibility=hidden -c -o $@ $<
+
+# The codec libraries this build directory's core was built with: rewritten
+# only when they change; setup.py links the Python extension with them.
+$(B)/codecs: FORCE
+	@mkdir -p $(@D)
+	@echo '$(CODEC_LIBS)' | cmp -s - $@ || echo '$(CODEC_LIBS)' > $@
+FORCE:
 
 $(B)/cmd/version.o: BUILD_INFO_FLAGS = $(BUILD_INFO)
 $(B)/cmd/version.o: cmd/version.c Makefile
@@ -200,9 +229,12 @@ $(B)/tests/fuzz/replay/%: $(B)/tests/fuzz/fuzz_%.o $(B)/tests/fuzz/replay.o $(FU
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(filter-out $(LIBDXB) $(LIBDX),$^) $(LIBDXB) $(LIBDX) $(LDLIBS)
 
+# With libdeflate built in, the replays run again with zlib serving
+# (DOCDEX_CODEC=zlib, lib/codec.h).
+REPLAY_CODECS = default $(if $(CODEC_LIBS),zlib)
 replay: $(REPLAY_BIN)
-	@for n in $(FUZZ_NAMES); do echo "replay: $$n"; \
-	    $(RUNNER) $(B)/tests/fuzz/replay/$$n $(FUZZ_INPUTS) || exit 1; done
+	@for c in $(REPLAY_CODECS); do for n in $(FUZZ_NAMES); do echo "replay: $$n ($$c codec)"; \
+	    DOCDEX_CODEC=$$c $(RUNNER) $(B)/tests/fuzz/replay/$$n $(FUZZ_INPUTS) || exit 1; done; done
 
 TEST_DOCDEX = $(if $(RUNNER),DX_RUNNER_PROGRAM=$(abspath $(DOCDEX)) DOCDEX=$(RUNNER),DOCDEX=$(abspath $(DOCDEX)))
 # The Python package's tests run with the plain build; the sanitizer
@@ -213,6 +245,19 @@ check: all unit replay $(POKE) $(FAIL_FORK) $(PY_CHECK)
 	    DOCDEX_FAKE_CUDART=$(abspath $(FAKE_CUDART)) DX_FAIL_FORK=$(abspath $(FAIL_FORK)) \
 	    DX_MAKE="$(MAKE)" DX_BUILD_DIR=$(B) DX_CC="$(CC)" DX_CFLAGS="$(CFLAGS)" DX_LDFLAGS="$(LDFLAGS)" \
 	    bats tests/*.bats
+	$(if $(CODEC_LIBS),$(TEST_DOCDEX) DX_SYNTH=$(abspath $(SYNTH)) DX_POKE=$(abspath $(POKE)) \
+	    DOCDEX_CODEC=zlib bats $(CODEC_TESTS))
+
+# The readers' tests, run a second time with zlib serving where the build
+# has libdeflate (lib/codec.h).
+CODEC_TESTS = tests/gzip.bats tests/hostile.bats tests/access.bats
+
+# A build without libdeflate (CODECS=zlib, in build/zlib), and the readers'
+# tests on it: the build that machines without libdeflate get.
+check-zlib:
+	$(MAKE) B=build/zlib CODECS=zlib all build/zlib/ddx-poke
+	DOCDEX=$(abspath build/zlib/docdex) DX_SYNTH=$(abspath build/zlib/dx-synth) \
+	    DX_POKE=$(abspath build/zlib/ddx-poke) bats $(CODEC_TESTS) tests/cli.bats
 
 FUZZ_TIME ?= 60
 FUZZ_FLAGS = -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
@@ -333,7 +378,8 @@ install: $(DOCDEX) $(LIBDX) $(LIBDX_SO)
 	install -m 644 lib/docdex.h $(DESTDIR)$(INCLUDEDIR)/docdex.h
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(patsubst $(PREFIX)/%,$${prefix}/%,$(LIBDIR))|' \
 	    -e 's|@INCLUDEDIR@|$(patsubst $(PREFIX)/%,$${prefix}/%,$(INCLUDEDIR))|' \
-	    -e 's|@VERSION@|$(VERSION)|' lib/docdex.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/docdex.pc
+	    -e 's|@VERSION@|$(VERSION)|' -e 's| @CODEC_LIBS@|$(if $(CODEC_LIBS), $(CODEC_LIBS))|' \
+	    lib/docdex.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/docdex.pc
 	chmod 644 $(DESTDIR)$(PKGCONFIGDIR)/docdex.pc
 
 uninstall:
@@ -350,7 +396,7 @@ clean:
 	    tests/ddx-poke python/build python/docdex/_docdex*.so
 	rm -rf bench/study/__pycache__
 
-.PHONY: all unit replay check fuzz fuzz-run asan tsan valgrind demo bench install uninstall clean \
+.PHONY: all unit replay check check-zlib fuzz fuzz-run asan tsan valgrind demo bench install uninstall clean \
         python python-check study bench-python bench-scale
 .SUFFIXES:
 .SECONDARY:

@@ -19,4 +19,5 @@ void print_version(FILE *f)
 	fprintf(f, "build: %s, flags: %s\n", DX_BUILD_CC, DX_BUILD_CFLAGS);
 	fprintf(f, "zlib: %s (built with %s)\n", zlibVersion(), ZLIB_VERSION);
 	fprintf(f, "libyaml: %s\n", yaml_get_version_string());
+	fprintf(f, "codecs: %s\n", dx_codecs());
 }

@@ -10,10 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <zlib.h>
 
 #include "atomic_file.h"
 #include "buf.h"
+#include "codec.h"
 #include "err.h"
 #include "opts.h"
 #include "scan.h"
@@ -31,8 +31,7 @@ static const unsigned char eof_block[28] = {
 
 typedef struct writer {
 	dx_atomic out;
-	z_stream z;
-	int level;
+	dx_deflater *level, *store; /* at the level asked for, and at 0 */
 	dx_buf pending;          /* bytes not yet in a block, from pend_off */
 	uint64_t pend_off;
 	dx_buf cuts;             /* uint64_t record starts after pend_off, ascending */
@@ -55,27 +54,24 @@ static void put32(unsigned char *p, uint32_t v)
 
 /* Deflates n bytes into w->block after the header; the compressed size,
  * or 0 when it does not fit a block at this level. */
-static size_t deflate_block(writer *w, const unsigned char *p, size_t n, int level)
+static size_t deflate_block(writer *w, dx_deflater *c, const unsigned char *p, size_t n)
 {
-	deflateReset(&w->z);
-	deflateParams(&w->z, level, Z_DEFAULT_STRATEGY);
-	w->z.next_in = (unsigned char *)p;
-	w->z.avail_in = (uInt)n;
-	w->z.next_out = w->block + HEADER;
-	w->z.avail_out = MAX_BLOCK - HEADER - TRAILER;
-	return deflate(&w->z, Z_FINISH) == Z_STREAM_END ? MAX_BLOCK - HEADER - TRAILER - w->z.avail_out : 0;
+	return dx__deflate_whole(c, p, n, w->block + HEADER, MAX_BLOCK - HEADER - TRAILER);
 }
 
 static int write_block(writer *w, const unsigned char *p, size_t n, dx_err *err)
 {
-	size_t clen = deflate_block(w, p, n, w->level);
-	if (!clen) /* incompressible: stored blocks always fit */
-		clen = deflate_block(w, p, n, 0);
+	size_t clen = deflate_block(w, w->level, p, n);
+	if (!clen) { /* incompressible: stored blocks always fit */
+		if (!w->store && !(w->store = dx__deflater_new(0)))
+			return dx__fail_nomem(err);
+		clen = deflate_block(w, w->store, p, n);
+	}
 	static const unsigned char head[HEADER - 2] = { 0x1f, 0x8b, 8, 4, 0, 0, 0, 0, 0, 0xff, 6, 0, 'B', 'C', 2, 0 };
 	memcpy(w->block, head, sizeof head);
 	size_t total = HEADER + clen + TRAILER;
 	put16(w->block + 16, (unsigned)(total - 1));
-	put32(w->block + HEADER + clen, (uint32_t)crc32(0, p, (uInt)n));
+	put32(w->block + HEADER + clen, dx__crc32(0, p, n));
 	put32(w->block + HEADER + clen + 4, (uint32_t)n);
 	w->rep->blocks++;
 	w->rep->bytes_out += total;
@@ -149,7 +145,6 @@ int dx_bgzf_write(const char *in_path, const char *out_path, const dx_build_opts
 		return dx__fail_nomem(err);
 	w->rep = rep ? rep : &dummy;
 	memset(w->rep, 0, sizeof *w->rep);
-	w->level = level < 0 ? Z_DEFAULT_COMPRESSION : level > 9 ? 9 : level;
 	w->out.fd = -1;
 	dx_params pm = { .format = opts->format, .id_column = opts->id_column ? opts->id_column : 1 };
 	if (opts->id_field)
@@ -166,7 +161,8 @@ int dx_bgzf_write(const char *in_path, const char *out_path, const dx_build_opts
 		free(w);
 		return dx__fail(err, DX_EINVAL, 0, out_path, "the BGZF output is the input file");
 	}
-	if (deflateInit2(&w->z, w->level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+	/* gzip's default level, 6, when none is given. */
+	if (!(w->level = dx__deflater_new(level < 0 ? 6 : level > 9 ? 9 : level))) {
 		free(w);
 		return dx__fail_nomem(err);
 	}
@@ -186,7 +182,8 @@ int dx_bgzf_write(const char *in_path, const char *out_path, const dx_build_opts
 	}
 out:
 	dx__atomic_abort(&w->out);
-	deflateEnd(&w->z);
+	dx__deflater_free(w->level);
+	dx__deflater_free(w->store);
 	dx__buf_free(&w->pending);
 	dx__buf_free(&w->cuts);
 	dx__buf_free(&scan.points);

@@ -124,6 +124,12 @@ DX_EXPORT const char *dx_format_bytes(uint64_t n, char *buf, size_t bufsz);
 DX_EXPORT const char *dx_version(void);
 DX_EXPORT int dx_version_number(void);
 
+/* What inflates and deflates BGZF blocks and computes CRC32s: "zlib", or
+ * "libdeflate 1.14" where the library was built with it (zlib then serves
+ * when the environment has DOCDEX_CODEC=zlib, and says so).  gzip streams
+ * are zlib's in every build.  Documents read are the same either way. */
+DX_EXPORT const char *dx_codecs(void);
+
 /* ---- corpus formats and build options ---------------------------------- */
 
 enum { DX_FMT_AUTO = 0, DX_FMT_TSV = 1, DX_FMT_JSONL = 2, DX_FMT_TREC = 3 };

@@ -88,6 +88,13 @@ typedef struct dx_gzsrc {
 	unsigned char *window;    /* DDX_WINDOW, a point's window decompressed */
 	unsigned char *skip;      /* output that is not wanted */
 	dx_buf out;               /* the bytes asked for last: [cur - out.len, cur) */
+	/* A member that is a BGZF block is inflated whole where libdeflate
+	 * serves (codec.h; blocks is NULL elsewhere): */
+	struct dx_inflater *blocks;
+	unsigned char *blk;       /* its content, up to 64 KiB */
+	size_t blk_len, blk_pos;  /* its size, and where the next byte is */
+	uint64_t blk_next;        /* the file offset of the member after it */
+	int in_block;             /* output comes from blk, not from z */
 	/* Called on a window's bytes in the index before they are used. */
 	int (*check)(void *ctx, uint64_t off, uint64_t len, dx_err *err);
 	void *check_ctx;

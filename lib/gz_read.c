@@ -2,7 +2,10 @@
  * gz_read.c: reading a gzip source at random through its access points
  * (see gz.h).  One z_stream serves every read: reset, primed with a point's
  * bits and window, then run forward; the next read goes on from there when
- * its bytes come later before another point would be nearer.
+ * its bytes come later before another point would be nearer.  A member
+ * that is a BGZF block (its "BC" extra field gives its size, at most 64
+ * KiB) is read in one pread and inflated whole instead where libdeflate
+ * serves (codec.h), its CRC checked, and the member after it likewise.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -10,11 +13,15 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "codec.h"
 #include "err.h"
 #include "fileutil.h"
 #include "gz.h"
 
 enum { IN_SIZE = 1 << 16, SKIP_SIZE = 1 << 16 };
+/* A BGZF block: a gzip header with one extra subfield, "BC", holding the
+ * block's size less 1; at most 64 KiB, content included (SAM spec, 4.1). */
+enum { BGZF_HEADER = 18, BGZF_TRAILER = 8, BGZF_MAX = 1 << 16 };
 
 int dx__gzsrc_open(dx_gzsrc *g, int fd, const char *path, uint64_t csize, uint64_t usize,
                    const struct ddx_point *pts, uint64_t npts, const unsigned char *windows,
@@ -32,7 +39,10 @@ int dx__gzsrc_open(dx_gzsrc *g, int fd, const char *path, uint64_t csize, uint64
 	g->in = malloc(IN_SIZE);
 	g->window = malloc(DDX_WINDOW);
 	g->skip = malloc(SKIP_SIZE);
-	if (!g->in || !g->window || !g->skip || inflateInit2(&g->z, -15) != Z_OK) {
+	g->blk = malloc(BGZF_MAX);
+	g->blocks = dx__inflater_new();
+	if (!g->in || !g->window || !g->skip || !g->blk || (dx__libdeflate_on() && !g->blocks) ||
+	    inflateInit2(&g->z, -15) != Z_OK) {
 		dx__gzsrc_close(g);
 		return dx__fail_nomem(err);
 	}
@@ -47,6 +57,8 @@ void dx__gzsrc_close(dx_gzsrc *g)
 	free(g->in);
 	free(g->window);
 	free(g->skip);
+	free(g->blk);
+	dx__inflater_free(g->blocks);
 	dx__buf_free(&g->out);
 	memset(g, 0, sizeof *g);
 }
@@ -72,6 +84,60 @@ static int load(dx_gzsrc *g, uint64_t off, dx_err *err)
 	return 0;
 }
 
+static uint32_t get32(const unsigned char *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* Reads the member at file offset off as a BGZF block, inflated whole into
+ * g->blk: 1, or 0 when it is not one (another gzip member, or the end of
+ * the file: the stream takes it), or an error. */
+static int block_at(dx_gzsrc *g, uint64_t off, dx_err *err)
+{
+	if (!g->blocks || off >= g->csize)
+		return 0;
+	size_t want = g->csize - off < BGZF_MAX ? (size_t)(g->csize - off) : BGZF_MAX;
+	if (want < BGZF_HEADER + BGZF_TRAILER)
+		return 0;
+	unsigned char *b = g->in;
+	if (dx__pread_source(g->fd, g->path, b, BGZF_HEADER, off, err) < 0)
+		return err->code;
+	if (b[0] != 0x1f || b[1] != 0x8b || b[2] != 8 || !(b[3] & 4) || b[10] != 6 || b[11] != 0 ||
+	    b[12] != 'B' || b[13] != 'C' || b[14] != 2 || b[15] != 0)
+		return 0;
+	size_t total = (size_t)(b[16] | b[17] << 8) + 1;
+	if (total < BGZF_HEADER + BGZF_TRAILER || total > want)
+		return damaged(g, err, "BGZF block past the end of the file");
+	if (dx__pread_source(g->fd, g->path, b + BGZF_HEADER, total - BGZF_HEADER, off + BGZF_HEADER, err) < 0)
+		return err->code;
+	uint32_t crc = get32(b + total - 8), isize = get32(b + total - 4);
+	if (isize > BGZF_MAX ||
+	    dx__inflate_whole(g->blocks, b + BGZF_HEADER, total - BGZF_HEADER - BGZF_TRAILER, g->blk, isize) < 0)
+		return dx__fail(err, DX_EFORMAT, 0, g->path, "corrupt gzip data near compressed byte %llu",
+		                (unsigned long long)off);
+	if (dx__crc32(0, g->blk, isize) != crc)
+		return dx__fail(err, DX_EFORMAT, 0, g->path, "gzip CRC mismatch at compressed byte %llu",
+		                (unsigned long long)(off + total - 8));
+	g->blk_len = isize;
+	g->blk_pos = 0;
+	g->blk_next = off + total;
+	g->in_block = 1;
+	return 1;
+}
+
+/* The member at file offset off: a BGZF block inflated whole, or else
+ * streamed through z from its header. */
+static int member_at(dx_gzsrc *g, uint64_t off, dx_err *err)
+{
+	int r = block_at(g, off, err);
+	if (r != 0)
+		return r < 0 ? r : 0;
+	g->in_block = 0;
+	inflateReset2(&g->z, 15 + 16);
+	g->raw = 0;
+	return load(g, off, err);
+}
+
 /* The last point at or before off. */
 static uint64_t point_for(const dx_gzsrc *g, uint64_t off)
 {
@@ -91,15 +157,15 @@ static int start_at(dx_gzsrc *g, uint64_t i, dx_err *err)
 {
 	const struct ddx_point *p = &g->pts[i];
 	g->live = 0;
+	g->in_block = 0;
 	if (p->uoff > g->usize || p->window_len > DDX_WINDOW || p->bits > 7 ||
 	    (p->bits && p->coff == 0) || p->window_off > g->windows_size ||
 	    p->window_clen > g->windows_size - p->window_off)
 		return damaged(g, err, "bad access point");
 	if (p->flags & DDX_POINT_MEMBER) {
-		/* A member from its header: zlib reads the header and checks the CRC. */
-		inflateReset2(&g->z, 15 + 16);
-		g->raw = 0;
-		if (load(g, p->coff, err) < 0)
+		/* A member from its header: zlib reads the header and checks the
+		 * CRC, or the member is a BGZF block. */
+		if (member_at(g, p->coff, err) < 0)
 			return err->code;
 	} else {
 		/* The window first, through the same stream. */
@@ -143,15 +209,39 @@ static int next_member(dx_gzsrc *g, dx_err *err)
 	uint64_t at = g->in_off + (uint64_t)(g->z.next_in - g->in);
 	if (g->raw)
 		at = at - (uint64_t)((g->z.data_type & 63) >> 3) + 8;
-	inflateReset2(&g->z, 15 + 16);
-	g->raw = 0;
-	return load(g, at, err);
+	return member_at(g, at, err);
+}
+
+/* Takes up to n bytes of the block (into dst unless NULL); at its end, moves
+ * to the member after it.  The bytes taken, or an error. */
+static int64_t from_block(dx_gzsrc *g, unsigned char *dst, uint64_t n, dx_err *err)
+{
+	if (g->blk_pos == g->blk_len) {
+		if (g->blk_next >= g->csize)
+			return damaged(g, err, "record past the end of the compressed data");
+		return member_at(g, g->blk_next, err) < 0 ? err->code : 0;
+	}
+	size_t step = g->blk_len - g->blk_pos < n ? g->blk_len - g->blk_pos : (size_t)n;
+	if (dst)
+		memcpy(dst, g->blk + g->blk_pos, step);
+	g->blk_pos += step;
+	g->cur += step;
+	return (int64_t)step;
 }
 
 /* Produces exactly n bytes into dst, or into the skip buffer when dst is NULL. */
 static int pump(dx_gzsrc *g, unsigned char *dst, uint64_t n, dx_err *err)
 {
 	while (n) {
+		if (g->in_block) {
+			int64_t got = from_block(g, dst, n, err);
+			if (got < 0)
+				return (int)got;
+			n -= (uint64_t)got;
+			if (dst)
+				dst += got;
+			continue;
+		}
 		if (g->z.avail_in == 0 &&
 		    load(g, g->in_off + (uint64_t)(g->z.next_in - g->in), err) < 0)
 			return err->code;
@@ -169,7 +259,7 @@ static int pump(dx_gzsrc *g, unsigned char *dst, uint64_t n, dx_err *err)
 		if (r == Z_STREAM_END) {
 			if (next_member(g, err) < 0)
 				return err->code;
-			if (n && g->z.avail_in == 0)
+			if (n && !g->in_block && g->z.avail_in == 0)
 				return damaged(g, err, "record past the end of the compressed data");
 		} else if (r == Z_BUF_ERROR && got == 0) {
 			/* No progress: more input is needed, and there must be some. */

@@ -10,7 +10,7 @@
 
 #include <stdint.h>
 
-#include "crc.h"
+#include "codec.h"
 #include "docdex.h"
 
 #define DDX_MAGIC "\x89" "DDX\r\n\x1a\n"  /* 8 bytes; CR/LF catch text-mode copies */

@@ -19,7 +19,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "crc.h"
+#include "codec.h"
 #include "err.h"
 #include "guard.h"
 #include "hash.h"

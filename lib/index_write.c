@@ -15,7 +15,7 @@
 
 #include "atomic_file.h"
 #include "buf.h"
-#include "crc.h"
+#include "codec.h"
 #include "err.h"
 #include "opts.h"
 #include "fileutil.h"

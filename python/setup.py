@@ -25,6 +25,18 @@ def version():
 
 
 STATIC = os.path.join(LIB, "libdocdex.a")
+
+
+def codec_libraries():
+    """The codec libraries the core was built with (the top Makefile's
+    build/codecs: "-ldeflate", or nothing)."""
+    try:
+        with open(os.path.join(TOP, "build", "codecs"), encoding="utf-8") as f:
+            return [w[2:] for w in f.read().split() if w.startswith("-l")]
+    except OSError:
+        return []
+
+
 if not os.path.exists(STATIC) and "clean" not in os.sys.argv:
     raise SystemExit("setup.py: lib/libdocdex.a is missing: run make in the top directory first")
 
@@ -34,7 +46,7 @@ ext = Extension(
     depends=glob.glob(os.path.join(HERE, "src", "*.h")) + [os.path.join(LIB, "docdex.h"), STATIC],
     include_dirs=[LIB],
     extra_objects=[STATIC],
-    libraries=["z", "pthread", "m"],
+    libraries=["z", "pthread", "m"] + codec_libraries(),
     # The core's dx_ functions stay inside the extension: another libdocdex
     # in the same process (a newer shared one) cannot be mixed up with them.
     extra_link_args=["-Wl,--exclude-libs,ALL"],

@@ -11,7 +11,15 @@ load helpers
 	[[ ${lines[1]} == build:\ * ]]
 	[[ $output == *"zlib: "* ]]
 	[[ $output == *"libyaml: "* ]]
+	[[ $output == *$'\ncodecs: '* ]]
 	equals "$stderr" ""
+	# A build with libdeflate says so, and that zlib serves when asked.
+	if [[ $output == *$'\ncodecs: libdeflate '* ]]; then
+		run --separate-stderr env DOCDEX_CODEC=zlib "$DOCDEX" --version
+		[[ $output == *$'\ncodecs: zlib (DOCDEX_CODEC=zlib; built with libdeflate '*')'* ]]
+	elif [[ ${DOCDEX_CODEC-} != zlib ]]; then
+		[[ $output == *$'\ncodecs: zlib\n'* || $output == *$'\ncodecs: zlib' ]]
+	fi
 }
 
 @test "docdex --help lists every command; no arguments is a usage error" {

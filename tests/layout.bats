@@ -39,7 +39,7 @@ includes() {
 	equals "$bad" ""
 }
 
-@test "the shared core library needs zlib and libc, not libyaml or libdl" {
+@test "the shared core library needs zlib and libc (and libdeflate where built with it), not libyaml or libdl" {
 	[ -n "${DX_LIBSO:-}" ] || skip "DX_LIBSO is set by make check"
 	command -v readelf > /dev/null || skip "readelf is not installed"
 	run --separate-stderr readelf -d "$DX_LIBSO"

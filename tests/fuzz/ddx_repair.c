@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "crc.h"
+#include "codec.h"
 #include "docdex.h"
 #include "fuzz.h"
 #include "index_format.h"
