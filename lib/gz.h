@@ -31,11 +31,26 @@
  * 0 for anything else. */
 int dx__gz_kind(const unsigned char *p, size_t n);
 
+/* A BGZF block: a gzip header whose one extra subfield, "BC", holds the
+ * block's size less 1; at most 64 KiB, and as much content (SAM spec 4.1). */
+enum { DX_BGZF_HEADER = 18, DX_BGZF_TRAILER = 8, DX_BGZF_MAX = 1 << 16 };
+/* The size of the BGZF block whose header starts at p (n bytes there), or
+ * 0 when it is not one that can be inflated whole. */
+size_t dx__bgzf_block_size(const unsigned char *p, size_t n);
+
+/* A little-endian 32-bit field of a gzip trailer (CRC32, ISIZE). */
+static inline uint32_t dx__gz_le32(const unsigned char *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
 typedef struct dx_gzin {
 	int fd;
 	const char *path;
 	int kind;                 /* DX_SOURCE_GZIP or _BGZF */
 	z_stream z, zw;           /* the stream, and one for trying windows */
+	struct dx_inflater *blocks; /* BGZF blocks inflated whole, where
+	                             libdeflate serves (codec.h); else NULL */
 	unsigned char *in;        /* compressed input */
 	size_t in_cap;
 	uint64_t in_off;          /* file offset of in[0] */

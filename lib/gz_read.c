@@ -18,10 +18,7 @@
 #include "fileutil.h"
 #include "gz.h"
 
-enum { IN_SIZE = 1 << 16, SKIP_SIZE = 1 << 16 };
-/* A BGZF block: a gzip header with one extra subfield, "BC", holding the
- * block's size less 1; at most 64 KiB, content included (SAM spec, 4.1). */
-enum { BGZF_HEADER = 18, BGZF_TRAILER = 8, BGZF_MAX = 1 << 16 };
+enum { IN_SIZE = DX_BGZF_MAX, SKIP_SIZE = 1 << 16 };
 
 int dx__gzsrc_open(dx_gzsrc *g, int fd, const char *path, uint64_t csize, uint64_t usize,
                    const struct ddx_point *pts, uint64_t npts, const unsigned char *windows,
@@ -39,7 +36,7 @@ int dx__gzsrc_open(dx_gzsrc *g, int fd, const char *path, uint64_t csize, uint64
 	g->in = malloc(IN_SIZE);
 	g->window = malloc(DDX_WINDOW);
 	g->skip = malloc(SKIP_SIZE);
-	g->blk = malloc(BGZF_MAX);
+	g->blk = malloc(DX_BGZF_MAX);
 	g->blocks = dx__inflater_new();
 	if (!g->in || !g->window || !g->skip || !g->blk || (dx__libdeflate_on() && !g->blocks) ||
 	    inflateInit2(&g->z, -15) != Z_OK) {
@@ -84,11 +81,6 @@ static int load(dx_gzsrc *g, uint64_t off, dx_err *err)
 	return 0;
 }
 
-static uint32_t get32(const unsigned char *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
 /* Reads the member at file offset off as a BGZF block, inflated whole into
  * g->blk: 1, or 0 when it is not one (another gzip member, or the end of
  * the file: the stream takes it), or an error. */
@@ -96,23 +88,22 @@ static int block_at(dx_gzsrc *g, uint64_t off, dx_err *err)
 {
 	if (!g->blocks || off >= g->csize)
 		return 0;
-	size_t want = g->csize - off < BGZF_MAX ? (size_t)(g->csize - off) : BGZF_MAX;
-	if (want < BGZF_HEADER + BGZF_TRAILER)
+	size_t want = g->csize - off < DX_BGZF_MAX ? (size_t)(g->csize - off) : DX_BGZF_MAX;
+	if (want < DX_BGZF_HEADER + DX_BGZF_TRAILER)
 		return 0;
 	unsigned char *b = g->in;
-	if (dx__pread_source(g->fd, g->path, b, BGZF_HEADER, off, err) < 0)
+	if (dx__pread_source(g->fd, g->path, b, DX_BGZF_HEADER, off, err) < 0)
 		return err->code;
-	if (b[0] != 0x1f || b[1] != 0x8b || b[2] != 8 || !(b[3] & 4) || b[10] != 6 || b[11] != 0 ||
-	    b[12] != 'B' || b[13] != 'C' || b[14] != 2 || b[15] != 0)
+	size_t total = dx__bgzf_block_size(b, DX_BGZF_HEADER);
+	if (!total)
 		return 0;
-	size_t total = (size_t)(b[16] | b[17] << 8) + 1;
-	if (total < BGZF_HEADER + BGZF_TRAILER || total > want)
+	if (total > want)
 		return damaged(g, err, "BGZF block past the end of the file");
-	if (dx__pread_source(g->fd, g->path, b + BGZF_HEADER, total - BGZF_HEADER, off + BGZF_HEADER, err) < 0)
+	if (dx__pread_source(g->fd, g->path, b + DX_BGZF_HEADER, total - DX_BGZF_HEADER, off + DX_BGZF_HEADER, err) < 0)
 		return err->code;
-	uint32_t crc = get32(b + total - 8), isize = get32(b + total - 4);
-	if (isize > BGZF_MAX ||
-	    dx__inflate_whole(g->blocks, b + BGZF_HEADER, total - BGZF_HEADER - BGZF_TRAILER, g->blk, isize) < 0)
+	uint32_t crc = dx__gz_le32(b + total - 8), isize = dx__gz_le32(b + total - 4);
+	if (isize > DX_BGZF_MAX ||
+	    dx__inflate_whole(g->blocks, b + DX_BGZF_HEADER, total - DX_BGZF_HEADER - DX_BGZF_TRAILER, g->blk, isize) < 0)
 		return dx__fail(err, DX_EFORMAT, 0, g->path, "corrupt gzip data near compressed byte %llu",
 		                (unsigned long long)off);
 	if (dx__crc32(0, g->blk, isize) != crc)

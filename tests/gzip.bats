@@ -123,6 +123,10 @@ serves_like_plain() {
 		gzip -t "$f"
 		bgzip -t "$f"
 		gzip -dc "$f" | cmp - d.tsv
+		# The index is the same whichever codec read the blocks.
+		DOCDEX_CODEC=zlib dx index -q -o z.ddx "$f"
+		DOCDEX_CODEC=default dx index -q -o l.ddx "$f"
+		cmp z.ddx l.ddx
 		for c in zlib default; do
 			cmp <(cut -f1 d.tsv | shuf --random-source=d.tsv | DOCDEX_CODEC=$c dx get "$f" -) \
 				<(cut -f1 d.tsv | shuf --random-source=d.tsv | dx get d.tsv -)
@@ -162,6 +166,13 @@ serves_like_plain() {
 	printf '\377\377\377\377' | dd of=bad.bgz bs=1 seek="$at" conv=notrunc status=none
 	touch -r when bad.bgz
 	first_id=$(head -n 1 d.tsv | cut -f1)
+	# Indexing the damaged file fails with the same line under both.
+	for c in zlib default; do
+		run --separate-stderr env DOCDEX_CODEC=$c "$DOCDEX" index -o bad2.ddx bad.bgz
+		status_is 1
+		[[ $stderr =~ ^docdex\ index:\ (corrupt\ gzip\ data|gzip\ CRC\ mismatch)\ at\ compressed\ byte\ [0-9]+:\ \'bad\.bgz\'$ ]]
+		[ ! -e bad2.ddx ]
+	done
 	for c in zlib default; do
 		equals "$(DOCDEX_CODEC=$c dx get bad.bgz "$first_id")" "$(head -n 1 d.tsv)"
 		run --separate-stderr env DOCDEX_CODEC=$c "$DOCDEX" get bad.bgz "$in_block"
