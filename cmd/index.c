@@ -35,7 +35,9 @@ static const char usage[] =
 	"                           (K, M or G suffix; default: 1M, at least 64K)\n"
 	"      --bgzf OUT.gz        rewrite FILE as BGZF (gzip in blocks of up to 64 KiB\n"
 	"                           that end at records) into OUT.gz, then index that\n"
-	"      --level N            BGZF: zlib compression level, 1 to 9 (default: 9)\n"
+	"      --level N            BGZF: compression level, 1 to 9 (default: 9)\n"
+	"  -@, --threads N          BGZF: threads compressing blocks, 1 to 256 (default:\n"
+	"                           1); the file is the same for any number\n"
 	"      --stats              print what an index holds, as TAB-separated lines\n"
 	"      --verify             check every section's checksum, then re-read the\n"
 	"                           corpus and check every record against the index\n"
@@ -44,6 +46,9 @@ static const char usage[] =
 
 enum { OPT_ID_COLUMN = OPT_OWN, OPT_ID_FIELD, OPT_COLUMNS, OPT_DUPLICATES, OPT_SKIP_BAD, OPT_STATS,
        OPT_VERIFY, OPT_SPAN, OPT_BGZF, OPT_LEVEL };
+
+/* -@ as bgzip and samtools spell it. */
+enum { OPT_THREADS = '@' };
 
 static const struct option options[] = {
 	OPTION_OUTPUT,
@@ -56,6 +61,7 @@ static const struct option options[] = {
 	{ "span", required_argument, NULL, OPT_SPAN },
 	{ "bgzf", required_argument, NULL, OPT_BGZF },
 	{ "level", required_argument, NULL, OPT_LEVEL },
+	{ "threads", required_argument, NULL, OPT_THREADS },
 	{ "stats", no_argument, NULL, OPT_STATS },
 	{ "verify", no_argument, NULL, OPT_VERIFY },
 	{ "quiet", no_argument, NULL, 'q' },
@@ -262,7 +268,7 @@ int cmd_index(int argc, char **argv)
 	uint64_t v;
 	int c, rc;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, ":o:qh", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":o:qh@:", options, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			a.output = optarg;
@@ -305,6 +311,11 @@ int cmd_index(int argc, char **argv)
 				return cli_usage_error("index", "bad --level, give 1 to 9", optarg);
 			a.level = (int)v;
 			break;
+		case OPT_THREADS:
+			if (cli_parse_u64(optarg, &v) < 0 || v < 1 || v > DX_BGZF_MAX_THREADS)
+				return cli_usage_error("index", "bad --threads, give 1 to 256", optarg);
+			a.build.threads = (unsigned)v;
+			break;
 		case OPT_SPAN:
 			if (cli_parse_size(optarg, &v) < 0 || v < DX_MIN_SPAN)
 				return cli_usage_error("index", "bad --span, give a size of at least 64K", optarg);
@@ -342,6 +353,8 @@ int cmd_index(int argc, char **argv)
 		return cli_usage_error("index", "--bgzf rewrites one file", NULL);
 	if (a.level && !a.bgzf)
 		return cli_usage_error("index", "--level goes with --bgzf", NULL);
+	if (a.build.threads && !a.bgzf)
+		return cli_usage_error("index", "--threads goes with --bgzf", NULL);
 	if (nfiles > 1 && !a.output)
 		return cli_usage_error("index", "several files need -o PATH for the index", NULL);
 	for (int i = 0; i < nfiles; i++)

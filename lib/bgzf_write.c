@@ -6,6 +6,7 @@
  * up to 64 KiB is read by inflating a single block.  Any gzip reader reads
  * the file back as the original bytes.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,16 +30,36 @@ static const unsigned char eof_block[28] = {
 	0x1f, 0x8b, 8, 4, 0, 0, 0, 0, 0, 0xff, 6, 0, 'B', 'C', 2, 0, 0x1b, 0, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 };
 
+/* One compressing thread's deflaters: at the level asked for, and at 0
+ * for the blocks it cannot shrink. */
+typedef struct packer {
+	dx_deflater *level, *store;
+} packer;
+
+/* A block of a batch: its bytes in the pending buffer, and its gzip member. */
+typedef struct block {
+	size_t pos, len;
+	size_t total;            /* bytes of out, 0 until packed (or failed) */
+	unsigned char out[MAX_BLOCK];
+} block;
+
 typedef struct writer {
 	dx_atomic out;
-	dx_deflater *level, *store; /* at the level asked for, and at 0 */
 	dx_buf pending;          /* bytes not yet in a block, from pend_off */
 	uint64_t pend_off;
 	dx_buf cuts;             /* uint64_t record starts after pend_off, ascending */
 	size_t cut_first;        /* cuts before this index are used up */
-	unsigned char block[MAX_BLOCK];
+	unsigned threads;        /* compressing threads, 1 or more */
+	packer *packers;         /* one a thread */
+	block *batch;            /* BATCH blocks, compressed together */
+	size_t nbatch;
+	size_t next;             /* the next block of the batch to take */
+	pthread_mutex_t lock;
 	dx_bgzf_report *rep;
 } writer;
+
+/* Blocks planned and compressed at a time: enough to keep the threads busy. */
+enum { BATCH = 64 };
 
 static void put16(unsigned char *p, unsigned v)
 {
@@ -52,62 +73,121 @@ static void put32(unsigned char *p, uint32_t v)
 	put16(p + 2, v >> 16);
 }
 
-/* Deflates n bytes into w->block after the header; the compressed size,
- * or 0 when it does not fit a block at this level. */
-static size_t deflate_block(writer *w, dx_deflater *c, const unsigned char *p, size_t n)
+/* Makes b's gzip member of its bytes p; b->total stays 0 when out of memory. */
+static void pack(packer *k, block *b, const unsigned char *p)
 {
-	return dx__deflate_whole(c, p, n, w->block + HEADER, MAX_BLOCK - HEADER - TRAILER);
-}
-
-static int write_block(writer *w, const unsigned char *p, size_t n, dx_err *err)
-{
-	size_t clen = deflate_block(w, w->level, p, n);
+	size_t room = MAX_BLOCK - HEADER - TRAILER;
+	size_t clen = dx__deflate_whole(k->level, p, b->len, b->out + HEADER, room);
 	if (!clen) { /* incompressible: stored blocks always fit */
-		if (!w->store && !(w->store = dx__deflater_new(0)))
-			return dx__fail_nomem(err);
-		clen = deflate_block(w, w->store, p, n);
+		if (!k->store && !(k->store = dx__deflater_new(0)))
+			return;
+		clen = dx__deflate_whole(k->store, p, b->len, b->out + HEADER, room);
 	}
 	static const unsigned char head[HEADER - 2] = { 0x1f, 0x8b, 8, 4, 0, 0, 0, 0, 0, 0xff, 6, 0, 'B', 'C', 2, 0 };
-	memcpy(w->block, head, sizeof head);
+	memcpy(b->out, head, sizeof head);
 	size_t total = HEADER + clen + TRAILER;
-	put16(w->block + 16, (unsigned)(total - 1));
-	put32(w->block + HEADER + clen, dx__crc32(0, p, n));
-	put32(w->block + HEADER + clen + 4, (uint32_t)n);
-	w->rep->blocks++;
-	w->rep->bytes_out += total;
-	return dx__atomic_write(&w->out, w->block, total, err);
+	put16(b->out + 16, (unsigned)(total - 1));
+	put32(b->out + HEADER + clen, dx__crc32(0, p, b->len));
+	put32(b->out + HEADER + clen + 4, (uint32_t)b->len);
+	b->total = total;
 }
 
-/* Writes one block from the front of the pending bytes: up to the last
- * record start that fits, else as much as fits. */
-static int emit(writer *w, dx_err *err)
+typedef struct packing {
+	writer *w;
+	packer *k;
+} packing;
+
+/* A thread's share of the batch: the blocks not yet taken, in turn. */
+static void *pack_some(void *arg)
 {
-	size_t n = w->pending.len < BLOCK_DATA ? w->pending.len : BLOCK_DATA;
+	packing *pk = arg;
+	writer *w = pk->w;
+	for (;;) {
+		pthread_mutex_lock(&w->lock);
+		size_t i = w->next++;
+		pthread_mutex_unlock(&w->lock);
+		if (i >= w->nbatch)
+			return NULL;
+		pack(pk->k, &w->batch[i], (const unsigned char *)w->pending.p + w->batch[i].pos);
+	}
+}
+
+/*
+ * The length of the block that starts pos bytes into the pending bytes: up
+ * to the last record start that fits, else as much as fits.  *first moves
+ * past the cuts at or before its start.  A block is only cut with more
+ * than BLOCK_DATA bytes after its start (or at the end of the file): the
+ * pending bytes hold whole records, so the start of a record just at the
+ * limit is then known, and where a block ends does not depend on how the
+ * input came in chunks, nor on the threads.
+ */
+static size_t block_len(const writer *w, size_t pos, size_t *first)
+{
 	const uint64_t *cuts = (const uint64_t *)w->cuts.p;
-	size_t ncuts = w->cuts.len / 8;
-	if (n == BLOCK_DATA) {
-		uint64_t limit = w->pend_off + n;
-		size_t best = 0;
-		for (size_t i = w->cut_first; i < ncuts && cuts[i] <= limit; i++)
-			if (cuts[i] > w->pend_off)
-				best = (size_t)(cuts[i] - w->pend_off);
-		if (best)
-			n = best;
+	size_t ncuts = w->cuts.len / 8, left = w->pending.len - pos;
+	uint64_t start = w->pend_off + pos;
+	while (*first < ncuts && cuts[*first] <= start)
+		(*first)++;
+	if (left <= BLOCK_DATA)
+		return left;
+	size_t best = 0;
+	for (size_t i = *first; i < ncuts && cuts[i] <= start + BLOCK_DATA; i++)
+		best = (size_t)(cuts[i] - start);
+	return best ? best : BLOCK_DATA;
+}
+
+/* Compresses and writes the blocks that can be cut now (all that is left
+ * when final), BATCH at a time, over the threads; in file order. */
+static int flush_blocks(writer *w, int final, dx_err *err)
+{
+	for (;;) {
+		size_t pos = 0, first = w->cut_first;
+		w->nbatch = 0;
+		while (w->nbatch < BATCH && (w->pending.len - pos > BLOCK_DATA || (final && w->pending.len > pos))) {
+			block *b = &w->batch[w->nbatch++];
+			b->pos = pos;
+			b->len = block_len(w, pos, &first);
+			b->total = 0;
+			pos += b->len;
+		}
+		if (!w->nbatch)
+			return 0;
+		w->next = 0;
+		unsigned helpers = w->threads - 1 < w->nbatch - 1 ? w->threads - 1 : (unsigned)w->nbatch - 1;
+		pthread_t tid[DX_BGZF_MAX_THREADS];
+		packing pk[DX_BGZF_MAX_THREADS];
+		unsigned started = 0;
+		for (unsigned t = 0; t <= helpers; t++)
+			pk[t] = (packing){ w, &w->packers[t] };
+		for (unsigned t = 1; t <= helpers; t++, started++)
+			if (pthread_create(&tid[t], NULL, pack_some, &pk[t]) != 0)
+				break; /* fewer threads: the blocks get packed all the same */
+		pack_some(&pk[0]);
+		for (unsigned t = 1; t <= started; t++)
+			pthread_join(tid[t], NULL);
+		for (size_t i = 0; i < w->nbatch; i++) {
+			block *b = &w->batch[i];
+			if (!b->total)
+				return dx__fail_nomem(err);
+			w->rep->blocks++;
+			w->rep->bytes_out += b->total;
+			if (dx__atomic_write(&w->out, b->out, b->total, err) < 0)
+				return err->code;
+		}
+		memmove(w->pending.p, w->pending.p + pos, w->pending.len - pos);
+		w->pending.len -= pos;
+		w->pend_off += pos;
+		w->cut_first = first;
+		/* Drop used cuts now and then so that the list stays short. */
+		size_t ncuts = w->cuts.len / 8;
+		while (w->cut_first < ncuts && ((const uint64_t *)w->cuts.p)[w->cut_first] <= w->pend_off)
+			w->cut_first++;
+		if (w->cut_first > 4096) {
+			memmove(w->cuts.p, w->cuts.p + w->cut_first * 8, (ncuts - w->cut_first) * 8);
+			w->cuts.len -= w->cut_first * 8;
+			w->cut_first = 0;
+		}
 	}
-	if (write_block(w, (const unsigned char *)w->pending.p, n, err) < 0)
-		return err->code;
-	memmove(w->pending.p, w->pending.p + n, w->pending.len - n);
-	w->pending.len -= n;
-	w->pend_off += n;
-	while (w->cut_first < ncuts && cuts[w->cut_first] <= w->pend_off)
-		w->cut_first++;
-	/* Drop used cuts now and then so that the list stays short. */
-	if (w->cut_first > 4096) {
-		memmove(w->cuts.p, w->cuts.p + w->cut_first * 8, (ncuts - w->cut_first) * 8);
-		w->cuts.len -= w->cut_first * 8;
-		w->cut_first = 0;
-	}
-	return 0;
 }
 
 static int on_record(void *ctx, const dx_scan_item *it, dx_err *err)
@@ -123,10 +203,9 @@ static int on_bytes(void *ctx, const char *p, size_t n, dx_err *err)
 	w->rep->bytes_in += n;
 	if (dx__buf_add(&w->pending, p, n) < 0)
 		return dx__fail_nomem(err);
-	while (w->pending.len >= BLOCK_DATA)
-		if (emit(w, err) < 0)
-			return err->code;
-	return 0;
+	/* A batch's worth for the threads; a block at a time for one. */
+	size_t enough = w->threads > 1 ? (size_t)BATCH * BLOCK_DATA : BLOCK_DATA;
+	return w->pending.len > enough ? flush_blocks(w, 0, err) : 0;
 }
 
 int dx_bgzf_write(const char *in_path, const char *out_path, const dx_build_opts *caller_opts, int level,
@@ -162,16 +241,20 @@ int dx_bgzf_write(const char *in_path, const char *out_path, const dx_build_opts
 		return dx__fail(err, DX_EINVAL, 0, out_path, "the BGZF output is the input file");
 	}
 	/* gzip's default level, 6, when none is given. */
-	if (!(w->level = dx__deflater_new(level < 0 ? 6 : level > 9 ? 9 : level))) {
-		free(w);
-		return dx__fail_nomem(err);
-	}
-	if ((rc = dx__atomic_open(&w->out, out_path, err)) < 0 ||
-	    (rc = dx__scan_file(&scan, in_path, 0, err)) < 0)
+	int lvl = level < 0 ? 6 : level > 9 ? 9 : level;
+	w->threads = opts->threads ? opts->threads : 1;
+	if (w->threads > DX_BGZF_MAX_THREADS)
+		w->threads = DX_BGZF_MAX_THREADS;
+	pthread_mutex_init(&w->lock, NULL);
+	w->packers = calloc(w->threads, sizeof *w->packers);
+	w->batch = malloc(BATCH * sizeof *w->batch);
+	rc = w->packers && w->batch ? 0 : dx__fail_nomem(err);
+	for (unsigned t = 0; rc == 0 && t < w->threads; t++)
+		if (!(w->packers[t].level = dx__deflater_new(lvl)))
+			rc = dx__fail_nomem(err);
+	if (rc < 0 || (rc = dx__atomic_open(&w->out, out_path, err)) < 0 ||
+	    (rc = dx__scan_file(&scan, in_path, 0, err)) < 0 || (rc = flush_blocks(w, 1, err)) < 0)
 		goto out;
-	while (w->pending.len)
-		if ((rc = emit(w, err)) < 0)
-			goto out;
 	w->rep->bytes_out += sizeof eof_block;
 	if ((rc = dx__atomic_write(&w->out, eof_block, sizeof eof_block, err)) < 0 ||
 	    (rc = dx__atomic_commit(&w->out, err)) < 0)
@@ -182,8 +265,13 @@ int dx_bgzf_write(const char *in_path, const char *out_path, const dx_build_opts
 	}
 out:
 	dx__atomic_abort(&w->out);
-	dx__deflater_free(w->level);
-	dx__deflater_free(w->store);
+	for (unsigned t = 0; w->packers && t < w->threads; t++) {
+		dx__deflater_free(w->packers[t].level);
+		dx__deflater_free(w->packers[t].store);
+	}
+	free(w->packers);
+	free(w->batch);
+	pthread_mutex_destroy(&w->lock);
 	dx__buf_free(&w->pending);
 	dx__buf_free(&w->cuts);
 	dx__buf_free(&scan.points);

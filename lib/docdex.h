@@ -165,7 +165,12 @@ typedef struct dx_build_opts {
 	                          0 for DX_DEFAULT_SPAN */
 	dx_progress_fn progress;
 	void *progress_ctx;
+	unsigned threads;      /* dx_bgzf_write: threads compressing blocks, 0
+	                          or 1 for one, at most DX_BGZF_MAX_THREADS; the
+	                          file is the same for any number */
 } dx_build_opts;
+
+#define DX_BGZF_MAX_THREADS 256
 
 /* Every option at its default: 0 or NULL, and size.  Call it first, then
  * set the options wanted (see "Option structs" above). */

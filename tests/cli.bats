@@ -98,12 +98,12 @@ load helpers
 
 # The long and short options of a command, from each place that lists them.
 opts_help() {
-	dx "$1" --help | grep -oE '^ +(-[a-zA-Z], +)?--[a-z][a-z-]*' |
-		grep -oE -- '-(-[a-z][a-z-]*|[a-zA-Z])' | sort -u
+	dx "$1" --help | grep -oE '^ +(-[a-zA-Z@], +)?--[a-z][a-z-]*' |
+		grep -oE -- '-(-[a-z][a-z-]*|[a-zA-Z@])' | sort -u
 }
 opts_man() {
 	sed -n '/^\.SH OPTIONS/,/^\.SH/p' "$BATS_TEST_DIRNAME/../man/docdex-$1.1" |
-		grep -oE '\\-(\\-[a-z][a-z-]*|[a-zA-Z])\b' | sed 's/\\//g' | sort -u
+		grep -oE '\\-(\\-[a-z][a-z-]*\b|[a-zA-Z]\b|@)' | sed 's/\\//g' | sort -u
 }
 opts_bash() {
 	grep -E "local ${1//-/_}_opts=" "$BATS_TEST_DIRNAME/../completions/docdex.bash" |
@@ -118,11 +118,11 @@ opts_zsh() {
 	for fn in $(grep -oE '^ *_docdex_[a-z_]*_args$' <<< "$body"); do
 		body+=$'\n'$(sed -n "/^$fn()/,/^}/p" "$file")
 	done
-	grep -oE "(^|[\"'({ ,])-(-[a-z][a-z-]*|[a-zA-Z])\b" <<< "$body" | sed "s/^[\"'({ ,]//" | sort -u
+	grep -oE "(^|[\"'({ ,])-(-[a-z][a-z-]*\b|[a-zA-Z]\b|@)" <<< "$body" | sed "s/^[\"'({ ,]//" | sort -u
 }
 opts_fish() {
 	grep -E "__fish_seen_subcommand_from ([a-z-]+ )*$1( [a-z-]+)*'" "$BATS_TEST_DIRNAME/../completions/docdex.fish" |
-		grep -oE ' -[ls] [a-zA-Z][a-z-]*' | sed 's/ -l /--/; s/ -s /-/' | sort -u
+		grep -oE ' -[ls] [a-zA-Z@][a-z-]*' | sed 's/ -l /--/; s/ -s /-/' | sort -u
 }
 
 @test "every option is in --help, the man page and the three completions alike" {

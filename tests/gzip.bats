@@ -181,6 +181,33 @@ serves_like_plain() {
 	done
 }
 
+@test "--bgzf -@ N: the same file for 1, 2 and 4 threads, under either codec; -@ goes with --bgzf" {
+	# Records of every size, some longer than a block.
+	"$DX_SYNTH" --kind documents --count 1500 -o d.tsv
+	{ cat d.tsv; printf 'long\t'; head -c 200000 /dev/zero | tr '\0' 'x'; printf '\nlast\tone\n'; } > m.tsv
+	local c t
+	for c in zlib default; do
+		for t in 1 2 4; do
+			DOCDEX_CODEC=$c dx index -q --bgzf "m-$c-$t.bgz" --threads "$t" m.tsv
+		done
+		cmp "m-$c-1.bgz" "m-$c-2.bgz"
+		cmp "m-$c-1.bgz" "m-$c-4.bgz"
+		DOCDEX_CODEC=$c dx index -q --bgzf "m-$c-at.bgz" -@ 3 m.tsv
+		cmp "m-$c-1.bgz" "m-$c-at.bgz"
+		gzip -t "m-$c-4.bgz"
+		bgzip -t "m-$c-4.bgz"
+		gzip -dc "m-$c-4.bgz" | cmp - m.tsv
+		equals "$(dx get "m-$c-4.bgz" last)" "$(printf 'last\tone')"
+	done
+	run --separate-stderr dx index -@ 2 m.tsv
+	status_is 2
+	equals "$stderr" "docdex index: --threads goes with --bgzf (see docdex index --help)"
+	run --separate-stderr dx index --bgzf x.bgz --threads 0 m.tsv
+	status_is 2
+	equals "$stderr" "docdex index: bad --threads, give 1 to 256: '0' (see docdex index --help)"
+	[ ! -e x.bgz ]
+}
+
 @test "the real gzipped samples: MS MARCO v2, segmented v2, BEIR, Mr.TyDi, an empty shard" {
 	for f in msmarco-v2-doc.json.gz msmarco-v2-passage.json.gz msmarco-v2-doc-segmented-0.json.gz \
 		beir-segment1.jsonl.gz mrtydi-ja.jsonl.gz mrtydi-ar.jsonl.gz; do
