@@ -36,9 +36,9 @@ int dx__gzsrc_open(dx_gzsrc *g, int fd, const char *path, uint64_t csize, uint64
 	g->in = malloc(IN_SIZE);
 	g->window = malloc(DDX_WINDOW);
 	g->skip = malloc(SKIP_SIZE);
-	g->blk = malloc(DX_BGZF_MAX);
 	g->blocks = dx__inflater_new();
-	if (!g->in || !g->window || !g->skip || !g->blk || (dx__libdeflate_on() && !g->blocks) ||
+	g->blk = g->blocks ? malloc(DX_BGZF_MAX) : NULL;
+	if (!g->in || !g->window || !g->skip || (dx__libdeflate_on() && !(g->blocks && g->blk)) ||
 	    inflateInit2(&g->z, -15) != Z_OK) {
 		dx__gzsrc_close(g);
 		return dx__fail_nomem(err);
