@@ -101,15 +101,14 @@ static int block_at(dx_gzsrc *g, uint64_t off, dx_err *err)
 		return damaged(g, err, "BGZF block past the end of the file");
 	if (dx__pread_source(g->fd, g->path, b + DX_BGZF_HEADER, total - DX_BGZF_HEADER, off + DX_BGZF_HEADER, err) < 0)
 		return err->code;
-	uint32_t crc = dx__gz_le32(b + total - 8), isize = dx__gz_le32(b + total - 4);
-	if (isize > DX_BGZF_MAX ||
-	    dx__inflate_whole(g->blocks, b + DX_BGZF_HEADER, total - DX_BGZF_HEADER - DX_BGZF_TRAILER, g->blk, isize) < 0)
+	int64_t isize = dx__bgzf_unpack(g->blocks, b, total, g->blk);
+	if (isize == DX_BGZF_CORRUPT)
 		return dx__fail(err, DX_EFORMAT, 0, g->path, "corrupt gzip data near compressed byte %llu",
 		                (unsigned long long)off);
-	if (dx__crc32(0, g->blk, isize) != crc)
+	if (isize == DX_BGZF_BAD_CRC)
 		return dx__fail(err, DX_EFORMAT, 0, g->path, "gzip CRC mismatch at compressed byte %llu",
 		                (unsigned long long)(off + total - 8));
-	g->blk_len = isize;
+	g->blk_len = (size_t)isize;
 	g->blk_pos = 0;
 	g->blk_next = off + total;
 	g->in_block = 1;

@@ -36,6 +36,15 @@ size_t dx__bgzf_block_size(const unsigned char *p, size_t n)
 	return total >= DX_BGZF_HEADER + DX_BGZF_TRAILER ? total : 0;
 }
 
+int64_t dx__bgzf_unpack(struct dx_inflater *d, const unsigned char *b, size_t total, unsigned char *out)
+{
+	uint32_t isize = dx__gz_le32(b + total - 4);
+	if (isize > DX_BGZF_MAX ||
+	    dx__inflate_whole(d, b + DX_BGZF_HEADER, total - DX_BGZF_HEADER - DX_BGZF_TRAILER, out, isize) < 0)
+		return DX_BGZF_CORRUPT;
+	return dx__crc32(0, out, isize) == dx__gz_le32(b + total - 8) ? (int64_t)isize : DX_BGZF_BAD_CRC;
+}
+
 int dx__gzin_open(dx_gzin *g, int fd, const char *path, int kind, uint64_t span, dx_err *err)
 {
 	memset(g, 0, sizeof *g);
@@ -317,24 +326,23 @@ static int whole_block(dx_gzin *g, unsigned char *out, size_t *n, dx_err *err)
 	size_t total = dx__bgzf_block_size(b, g->z.avail_in);
 	if (!total || total > g->z.avail_in)
 		return 0;
-	uint32_t isize = dx__gz_le32(b + total - 4);
-	if (isize > DX_BGZF_MAX)
+	if (dx__gz_le32(b + total - 4) > DX_BGZF_MAX)
 		return 0;
 	g->member_u = g->uout;
 	if (g->span && member_point(g, err) < 0)
 		return err->code;
-	if (dx__inflate_whole(g->blocks, b + DX_BGZF_HEADER, total - DX_BGZF_HEADER - DX_BGZF_TRAILER, out,
-	                      isize) < 0)
+	int64_t isize = dx__bgzf_unpack(g->blocks, b, total, out);
+	if (isize == DX_BGZF_CORRUPT)
 		return gz_error(g, err, "corrupt gzip data");
 	/* Past the data, as zlib is when it checks the CRC. */
 	g->z.next_in += total - 4;
 	g->z.avail_in -= (uInt)(total - 4);
-	if (dx__crc32(0, out, isize) != dx__gz_le32(b + total - 8))
+	if (isize == DX_BGZF_BAD_CRC)
 		return gz_error(g, err, "gzip CRC mismatch");
 	g->z.next_in += 4;
 	g->z.avail_in -= 4;
-	g->uout += isize;
-	*n = isize;
+	g->uout += (uint64_t)isize;
+	*n = (size_t)isize;
 	return 1;
 }
 

@@ -208,19 +208,26 @@ small_corpus() {
 	equals "$(memcg_groups)" "$before"
 }
 
+# The memory cgroup of bench process $1's running cell, once it is made
+# (up to 10 s); fails without one.
+group_of() {
+	local i group
+	for i in $(seq 100); do
+		group=$(memcg_groups | grep "/docdex-bench\.$1\.[0-9]*$" || true)
+		[ -z "$group" ] || break
+		sleep 0.1
+	done
+	[ -n "$group" ] && echo "$group"
+}
+
 @test "SIGKILL during a cell in a memory cgroup leaves its empty group; the next run removes it, never a live run's" {
 	memcg_or_skip
 	small_corpus
 	before=$(memcg_groups)
 	# Started as itself, not through dx's function, so that $! is its pid.
 	"$DOCDEX" bench --strategies pread --mem-limit 1G --duration 60 --repeat 1 -q -o a.json c.tsv 3>&- &
-	local pid=$! i group=
-	for i in $(seq 100); do
-		group=$(memcg_groups | grep "/docdex-bench\.$pid\.[0-9]*$" || true)
-		[ -z "$group" ] || break
-		sleep 0.1
-	done
-	[ -n "$group" ]
+	local pid=$! i group
+	group=$(group_of "$pid")
 	kill -KILL "$pid"
 	wait "$pid" || true
 	# The workers die with their parent, and leave the group empty.
@@ -232,13 +239,8 @@ small_corpus() {
 	[ -d "$group" ]
 	# A live run's group is kept while another run sweeps.
 	"$DOCDEX" bench --strategies pread --mem-limit 1G --duration 3 --repeat 1 -q -o live.json c.tsv 3>&- &
-	local live=$! livegroup=
-	for i in $(seq 100); do
-		livegroup=$(memcg_groups | grep "/docdex-bench\.$live\.[0-9]*$" || true)
-		[ -z "$livegroup" ] || break
-		sleep 0.1
-	done
-	[ -n "$livegroup" ]
+	local live=$! livegroup
+	livegroup=$(group_of "$live")
 	run --separate-stderr dx bench --strategies pread --mem-limit 1G "${QUICK[@]}" -q -o r.json c.tsv
 	status_is 0
 	[ ! -e "$group" ]
