@@ -1,13 +1,36 @@
 /* corpus.c: docdex.Corpus, opening, closing, pickling and locking. */
+#include <stdlib.h>
+
 #include "pydocdex.h"
 
-void dx_py_lock(PyThread_type_lock lock)
+pthread_mutex_t *dx_py_lock_new(void)
 {
-	if (!PyThread_acquire_lock(lock, NOWAIT_LOCK)) {
+	pthread_mutex_t *m = malloc(sizeof *m);
+	if (m && pthread_mutex_init(m, NULL) != 0) {
+		free(m);
+		m = NULL;
+	}
+	return m;
+}
+
+void dx_py_lock_free(pthread_mutex_t *lock)
+{
+	pthread_mutex_destroy(lock);
+	free(lock);
+}
+
+void dx_py_lock(pthread_mutex_t *lock)
+{
+	if (pthread_mutex_trylock(lock) != 0) {
 		Py_BEGIN_ALLOW_THREADS
-		PyThread_acquire_lock(lock, WAIT_LOCK);
+		pthread_mutex_lock(lock);
 		Py_END_ALLOW_THREADS
 	}
+}
+
+void dx_py_unlock(pthread_mutex_t *lock)
+{
+	pthread_mutex_unlock(lock);
 }
 
 int corpus_enter(CorpusObject *self)
@@ -15,7 +38,7 @@ int corpus_enter(CorpusObject *self)
 	dx_py_lock(self->lock);
 	if (self->c)
 		return 0;
-	PyThread_release_lock(self->lock);
+	dx_py_unlock(self->lock);
 	if (self->dead)
 		PyErr_SetObject(DxError, self->dead);
 	else
@@ -134,7 +157,7 @@ static PyObject *corpus_new(PyTypeObject *type, PyObject *args, PyObject *kw)
 	CorpusObject *self = (CorpusObject *)type->tp_alloc(type, 0);
 	if (!self)
 		return NULL;
-	if (!(self->lock = PyThread_allocate_lock())) {
+	if (!(self->lock = dx_py_lock_new())) {
 		Py_DECREF(self);
 		return PyErr_NoMemory();
 	}
@@ -147,7 +170,7 @@ static void corpus_dealloc(CorpusObject *self)
 	dx_corpus_close(self->c);
 	dx_py_texts_free(&self->tx);
 	if (self->lock)
-		PyThread_free_lock(self->lock);
+		dx_py_lock_free(self->lock);
 	Py_XDECREF(self->path);
 	Py_XDECREF(self->field);
 	Py_XDECREF(self->dead);
@@ -164,7 +187,7 @@ static PyObject *corpus_close(CorpusObject *self, PyObject *unused)
 	dx_corpus_close(self->c);
 	self->c = NULL;
 	dx_py_texts_free(&self->tx);
-	PyThread_release_lock(self->lock);
+	dx_py_unlock(self->lock);
 	Py_RETURN_NONE;
 }
 
@@ -222,7 +245,7 @@ static Py_ssize_t corpus_len(CorpusObject *self)
 	if (corpus_enter(self) < 0)
 		return -1;
 	uint64_t n = dx_corpus_count(self->c);
-	PyThread_release_lock(self->lock);
+	dx_py_unlock(self->lock);
 	return (Py_ssize_t)n;
 }
 

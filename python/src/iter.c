@@ -13,7 +13,7 @@ PyObject *corpus_ids(CorpusObject *self, PyObject *unused)
 	(void)unused;
 	if (corpus_enter(self) < 0)
 		return NULL;
-	PyThread_release_lock(self->lock);
+	dx_py_unlock(self->lock);
 	IdIterObject *it = PyObject_New(IdIterObject, &IdIterType);
 	if (!it)
 		return NULL;
@@ -35,11 +35,12 @@ PyObject *corpus_id(CorpusObject *self, PyObject *arg)
 	if (i < 0)
 		i += (Py_ssize_t)n;
 	if (i < 0 || (uint64_t)i >= n) {
-		PyThread_release_lock(self->lock);
+		dx_py_unlock(self->lock);
 		PyErr_SetString(PyExc_IndexError, "docdex.Corpus position out of range");
 		return NULL;
 	}
-	dx_err err = { 0 };
+	dx_err err; /* its code only: as in read.c */
+	err.code = 0;
 	const char *id;
 	size_t len;
 	PyObject *r = NULL;
@@ -47,7 +48,7 @@ PyObject *corpus_id(CorpusObject *self, PyObject *arg)
 		corpus_failed(self, &err);
 	else
 		r = text_object(id, len, self->as_bytes);
-	PyThread_release_lock(self->lock);
+	dx_py_unlock(self->lock);
 	if (err.code)
 		dx_py_raise(&err);
 	return r;
@@ -65,12 +66,13 @@ static PyObject *iditer_next(IdIterObject *it)
 	if (corpus_enter(self) < 0)
 		return NULL;
 	if (it->next >= dx_corpus_count(self->c)) {
-		PyThread_release_lock(self->lock);
+		dx_py_unlock(self->lock);
 		return NULL; /* StopIteration */
 	}
 	/* An id lookup is short: done with the GIL held, the id copied into
 	 * its object before the lock (and with it the id's bytes) goes. */
-	dx_err err = { 0 };
+	dx_err err; /* its code only: as in read.c */
+	err.code = 0;
 	const char *id;
 	size_t len;
 	PyObject *r = NULL;
@@ -78,7 +80,7 @@ static PyObject *iditer_next(IdIterObject *it)
 		corpus_failed(self, &err);
 	else if ((r = text_object(id, len, it->as_bytes)))
 		it->next++;
-	PyThread_release_lock(self->lock);
+	dx_py_unlock(self->lock);
 	if (err.code)
 		dx_py_raise(&err);
 	return r;

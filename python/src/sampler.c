@@ -18,7 +18,7 @@ typedef struct {
 	/* The input paths as bytes: the library keeps pointers to them (it
 	 * names the triples file in errors met while drawing, and in at). */
 	PyObject *paths[5];
-	PyThread_type_lock lock; /* one call at a time on c and s */
+	pthread_mutex_t *lock; /* one call at a time on c and s */
 } SamplerObject;
 
 /* A batch being drawn: filled without the GIL, made into objects after. */
@@ -211,7 +211,7 @@ static int sampler_enter(SamplerObject *self)
 	dx_py_lock(self->lock);
 	if (self->s)
 		return 0;
-	PyThread_release_lock(self->lock);
+	dx_py_unlock(self->lock);
 	PyErr_SetString(PyExc_ValueError, "I/O operation on a closed docdex.Sampler");
 	return -1;
 }
@@ -258,7 +258,7 @@ static PyObject *sampler_next_batch(SamplerObject *self, PyObject *arg)
 	Py_BEGIN_ALLOW_THREADS
 	draw(self, &b);
 	Py_END_ALLOW_THREADS
-	PyThread_release_lock(self->lock);
+	dx_py_unlock(self->lock);
 	return batch_list(self, &b);
 }
 
@@ -303,7 +303,7 @@ static PyObject *sampler_at(SamplerObject *self, PyObject *arg)
 	uint64_t total = dx_sampler_report(self->s)->total;
 	for (size_t i = 0; !self->triples && i < n; i++)
 		if (number[i] >= total) {
-			PyThread_release_lock(self->lock);
+			dx_py_unlock(self->lock);
 			batch_free(&b);
 			PyErr_Format(PyExc_IndexError, "triple number %llu out of range (%llu triples)",
 			             (unsigned long long)number[i], (unsigned long long)total);
@@ -312,7 +312,7 @@ static PyObject *sampler_at(SamplerObject *self, PyObject *arg)
 	Py_BEGIN_ALLOW_THREADS
 	draw_at(self, &b, number);
 	Py_END_ALLOW_THREADS
-	PyThread_release_lock(self->lock);
+	dx_py_unlock(self->lock);
 	list = batch_list(self, &b);
 out:
 	free(number);
@@ -326,7 +326,7 @@ static PyObject *sampler_report(SamplerObject *self, PyObject *unused)
 	if (sampler_enter(self) < 0)
 		return NULL;
 	dx_sample_report r = *dx_sampler_report(self->s);
-	PyThread_release_lock(self->lock);
+	dx_py_unlock(self->lock);
 	static const char *const kinds[DX_SP_KINDS] = {
 		[DX_SP_NO_TEXT] = "no_text", [DX_SP_UNKNOWN_ID] = "unknown_id",
 		[DX_SP_BAD_LINE] = "bad_line", [DX_SP_DUP_QUERY] = "dup_query",
@@ -370,7 +370,7 @@ static PyObject *sampler_close(SamplerObject *self, PyObject *unused)
 	(void)unused;
 	dx_py_lock(self->lock);
 	sampler_free_handles(self);
-	PyThread_release_lock(self->lock);
+	dx_py_unlock(self->lock);
 	Py_RETURN_NONE;
 }
 
@@ -475,7 +475,7 @@ static PyObject *sampler_new(PyTypeObject *type, PyObject *args, PyObject *kw)
 	SamplerObject *self = (SamplerObject *)type->tp_alloc(type, 0);
 	if (!self)
 		return NULL;
-	if (!(self->lock = PyThread_allocate_lock())) {
+	if (!(self->lock = dx_py_lock_new())) {
 		Py_DECREF(self);
 		return PyErr_NoMemory();
 	}
@@ -486,7 +486,7 @@ static void sampler_dealloc(SamplerObject *self)
 {
 	sampler_free_handles(self);
 	if (self->lock)
-		PyThread_free_lock(self->lock);
+		dx_py_lock_free(self->lock);
 	Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
