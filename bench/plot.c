@@ -22,7 +22,9 @@ enum {
 	PAD_R = 18,
 	PAD_T = 30,
 	PAD_B = 54,
-	HEAD = 56,       /* the title band above the panels */
+	HEAD = 56,       /* the title band above the panels, without the
+	                    header's lines (LINE_H each) */
+	LINE_H = 15,
 	ROW = 18,        /* a legend entry */
 	CHAR_W = 7,      /* a rough width of a character at font-size 12 */
 	LABEL_MAX = 256
@@ -62,6 +64,8 @@ typedef struct plot {
 	double xlo, xhi;         /* the scaled x range */
 	size_t minreps, maxreps; /* the repetitions of the OK cells */
 	unsigned char varies[DXB_RS_MAX_DIMS]; /* the dimension differs between cells */
+	unsigned char *fastest;  /* the cell is clearly the fastest at its x */
+	int head;                /* the title band's height */
 } plot;
 
 static const char *dimval(const dxb_rs_cell *c, size_t d)
@@ -216,13 +220,20 @@ static void append_value(char *buf, size_t n, const dxb_rs_dim *d, const char *v
 }
 
 
-/* An axis title: "samples/s", "PSS (MiB)". */
+/* Whether the ticks of metric k carry its unit: sizes, in MiB or GiB as
+ * the axis reaches. */
+static int sized(const dxb_rs_metric *k)
+{
+	return k->unit && strcmp(k->unit, "MiB") == 0;
+}
+
+/* An axis title: "samples/s", "PSS", "p50 (ms)". */
 static void metric_title(char *buf, size_t n, const dxb_rs_metric *k)
 {
 	const char *name, *unit;
 	int len;
 	dxb_rs_split_label(k, &name, &len, &unit);
-	if (unit)
+	if (unit && !sized(k))
 		snprintf(buf, n, "%.*s (%s)", len, name, unit);
 	else
 		snprintf(buf, n, "%.*s", len, name);
@@ -508,26 +519,33 @@ typedef struct yaxis {
 	int n;
 } yaxis;
 
-/* The label of gridline i: "12.5k" rather than "12500" once the steps
- * reach thousands, so that the labels fit the margin; "2.5e307" for steps
- * no measurement takes (a value read from a report may be anything), in
- * steps so that the last need not be a number beyond a double's range. */
-static void tick_label(char *buf, size_t n, int line_no, double step)
+/* The label of gridline i, scaled to the axis's top so that the labels
+ * fit the margin and read as people write them: "1.5M" rather than
+ * "1500k", "10 GiB" rather than "10k" MiB.  "2.5e307" for steps no
+ * measurement takes (a value read from a report may be anything), in steps
+ * so that the last need not be a number beyond a double's range. */
+static void tick_label(char *buf, size_t n, int line_no, const yaxis *ya, const dxb_rs_metric *k)
 {
 	static const char suffix[] = "kMGT";
-	double scale = 1, v = step * line_no;
+	static const char *const size_unit[] = { " MiB", " GiB", " TiB" };
+	double step = ya->step, scale = 1, v = step * line_no;
 	int i = -1;
 	if (step >= 1e15 || step_decimals(step) > 6) {
 		int e = (int)floor(log10(step));
 		sci(buf, n, line_no * (step / pow(10, e)), e);
 		return;
 	}
-	while (i < 3 && step >= scale * 1000) {
-		scale *= 1000;
+	double base = sized(k) ? 1024 : 1000;
+	while (i < 2 + !sized(k) && ya->ymax >= scale * base) {
+		scale *= base;
 		i++;
 	}
 	num(buf, n, v / scale, step_decimals(step / scale));
-	if (i >= 0 && v != 0) {
+	if (v == 0)
+		return;
+	if (sized(k)) {
+		append(buf, n, size_unit[i + 1]);
+	} else if (i >= 0) {
 		char s[2] = { suffix[i], '\0' };
 		append(buf, n, s);
 	}
@@ -594,7 +612,7 @@ static void axes(plot *p, const dxb_rs_metric *k, const yaxis *ya)
 	for (int i = 0; i <= ya->n; i++) {
 		double y = ypos(ya, ya->step * i);
 		line(f, l, y, r, y, i ? "stroke=\"#dddddd\"" : "stroke=\"#444444\"");
-		tick_label(buf, sizeof buf, i, ya->step);
+		tick_label(buf, sizeof buf, i, ya, k);
 		text(f, l - 6, y, "dy=\".32em\" text-anchor=\"end\"", buf);
 	}
 	line(f, l, t, l, b, "stroke=\"#444444\"");
@@ -706,6 +724,11 @@ static void draw_series(plot *p, size_t j, size_t k, const yaxis *ya)
 		        coord(b, sizeof b, pt.y));
 		point_title(p, &pt, mk);
 		fputs("</circle>\n", f);
+		/* The winner at its x, where the table marks one: ringed. */
+		if (k == p->m->primary && p->fastest[pt.c - p->m->cells])
+			fprintf(f, "<circle class=\"fastest\" cx=\"%s\" cy=\"%s\" r=\"8\" "
+			        "fill=\"none\" stroke-width=\"1.5\"/>\n", coord(a, sizeof a, pt.x),
+			        coord(b, sizeof b, pt.y));
 	}
 	fputs("</g>\n", f);
 }
@@ -737,7 +760,7 @@ static void panel(plot *p, size_t which, double ox)
 	ya.n = n < 1 ? 1 : n > 10 ? 10 : (int)n;
 	ya.ymax = ya.step * n;
 
-	fprintf(p->f, "<g transform=\"translate(%s %d)\">\n", coord(a, sizeof a, ox), HEAD);
+	fprintf(p->f, "<g transform=\"translate(%s %d)\">\n", coord(a, sizeof a, ox), p->head);
 	axes(p, &m->metrics[k], &ya);
 	for (size_t j = 0; j < p->ns; j++)
 		if (p->s[j].nok)
@@ -749,7 +772,7 @@ static void legend(plot *p, double ox)
 {
 	FILE *f = p->f;
 	char a[32], buf[LABEL_MAX * 2 + 2];
-	fprintf(f, "<g transform=\"translate(%s %d)\">\n", coord(a, sizeof a, ox), HEAD + PAD_T);
+	fprintf(f, "<g transform=\"translate(%s %d)\">\n", coord(a, sizeof a, ox), p->head + PAD_T);
 	for (size_t j = 0; j < p->ns; j++) {
 		const series *s = &p->s[j];
 		double y = (double)j * ROW + ROW / 2.0;
@@ -819,7 +842,7 @@ static int no_figures(FILE *f, const char *title)
 
 int dxb_rs_write_svg(const dxb_rs_matrix *m, FILE *f)
 {
-	char title[LABEL_MAX], sub[LABEL_MAX];
+	char title[LABEL_MAX];
 	plot p = { .m = m, .f = f };
 	int rc = -1;
 	/* Cleared so that a write error's errno is the one ferror's caller sees. */
@@ -847,7 +870,9 @@ int dxb_rs_write_svg(const dxb_rs_matrix *m, FILE *f)
 	p.sid = malloc(nc * sizeof *p.sid);
 	p.x = calloc(nc, sizeof *p.x);
 	p.xfirst = malloc(nc);
-	if (!r || !tmp || !p.order || !p.bad || !p.sid || !p.x || !p.xfirst) {
+	p.fastest = malloc(nc);
+	if (!r || !tmp || !p.order || !p.bad || !p.sid || !p.x || !p.xfirst || !p.fastest ||
+	    dxb_rs_fastest(m, p.fastest) < 0) {
 		errno = ENOMEM;
 		goto out;
 	}
@@ -872,15 +897,39 @@ int dxb_rs_write_svg(const dxb_rs_matrix *m, FILE *f)
 	if (legend_w < 140)
 		legend_w = 140;
 	double w = 2 * PANEL_W + legend_w;
-	double h = HEAD + PANEL_H;
-	if (HEAD + PAD_T + (double)p.ns * ROW + 16 > h)
-		h = HEAD + PAD_T + (double)p.ns * ROW + 16;
+	/* Below the title: what was measured on what (the header's lines),
+	 * how to read the points, and what the two panels' figures are. */
+	char lines[8][LABEL_MAX * 2];
+	int nl = 0;
+	for (const char *hd = m->header; hd && *hd && nl < 5;) {
+		size_t len = strcspn(hd, "\n");
+		snprintf(lines[nl++], sizeof lines[0], "%.*s", (int)len, hd);
+		hd += len + (hd[len] == '\n');
+	}
+	int any_fastest = 0;
+	for (size_t i = 0; i < nc; i++)
+		any_fastest |= p.fastest[i];
+	snprintf(lines[nl++], sizeof lines[0], "points: medians of %s%zu repetition%s; bars: min to "
+	         "max%s", p.minreps < p.maxreps ? "up to " : "", p.maxreps, p.maxreps == 1 ? "" : "s",
+	         any_fastest ? "; ringed: the fastest at its x, clear of the others' noise"
+	                     : "; no point is clear of the others' noise");
+	lines[nl][0] = '\0';
+	for (int w2 = 0; w2 < 2; w2++) {
+		const dxb_rs_metric *k = &m->metrics[m->plot_metrics[w2]];
+		if (k->note)
+			snprintf(lines[nl] + strlen(lines[nl]), sizeof lines[0] - strlen(lines[nl]),
+			         "%s%s: %s", lines[nl][0] ? "; " : "", k->label ? k->label : k->key, k->note);
+	}
+	nl += lines[nl][0] != '\0';
+	p.head = HEAD + LINE_H * (nl - 1);
+	double h = p.head + PANEL_H;
+	if (p.head + PAD_T + (double)p.ns * ROW + 16 > h)
+		h = p.head + PAD_T + (double)p.ns * ROW + 16;
 
 	header(f, w, h, title);
 	text(f, w / 2, 24, "text-anchor=\"middle\" font-size=\"16\" font-weight=\"bold\"", title);
-	snprintf(sub, sizeof sub, "points: medians of %s%zu repetition%s; bars: min to max",
-	         p.minreps < p.maxreps ? "up to " : "", p.maxreps, p.maxreps == 1 ? "" : "s");
-	text(f, w / 2, 42, "text-anchor=\"middle\" fill=\"#666666\"", sub);
+	for (int i = 0; i < nl; i++)
+		text(f, w / 2, 42 + LINE_H * i, "text-anchor=\"middle\" fill=\"#666666\"", lines[i]);
 	panel(&p, 0, 0);
 	panel(&p, 1, PANEL_W);
 	legend(&p, 2 * PANEL_W + 8);
@@ -894,5 +943,6 @@ out:
 	free(p.sid);
 	free(p.x);
 	free(p.xfirst);
+	free(p.fastest);
 	return rc;
 }

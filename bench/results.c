@@ -183,14 +183,30 @@ static int cmp_member(const void *a, const void *b)
 	return c ? c : (x->i > y->i) - (x->i < y->i);
 }
 
-/* Marks the fastest cell of each group in fastest[]: the cells sorted by
- * group (and place), so that each group is one run of them and the whole
- * costs n log n rather than a pass over the matrix for every cell.
- * Returns 0, or -1 when out of memory. */
-static int mark_fastest(const dxb_rs_matrix *m, const double *sum, unsigned char *fastest)
+/* Whether the repetitions of cells a and b overlap in the primary metric:
+ * then the noise of the two is as large as their difference, and neither
+ * can be called the faster. */
+static int overlap(const dxb_rs_matrix *m, const double *sum, size_t a, size_t b)
+{
+	const double *x = sum + (a * m->nmetrics + m->primary) * 3;
+	const double *y = sum + (b * m->nmetrics + m->primary) * 3;
+	return x[1] <= y[2] && y[1] <= x[2];
+}
+
+/* Marks the best cell of each group by median in top[], and in fastest[]
+ * those that are clearly so: measured more than once, with a range of
+ * repetitions clear of every other cell's of the group.  For a best cell
+ * that is not, rival[] names the first cell it overlaps (SIZE_MAX when it
+ * was measured once).  The cells are sorted by group (and place), so each
+ * group is one run of them and the whole costs n log n.  A group of one
+ * measured cell has no winner: it beat nothing.  Returns 0, or -1 when out
+ * of memory. */
+static int mark_fastest(const dxb_rs_matrix *m, const double *sum, unsigned char *top,
+                        unsigned char *fastest, size_t *rival)
 {
 	size_t n = m->ncells;
 
+	memset(top, 0, n ? n : 1);
 	memset(fastest, 0, n ? n : 1);
 	if (m->primary >= m->nmetrics || n == 0)
 		return 0;
@@ -201,12 +217,24 @@ static int mark_fastest(const dxb_rs_matrix *m, const double *sum, unsigned char
 		by[i] = (member_of){ group_of(m, i), i };
 	qsort(by, n, sizeof *by, cmp_member);
 	for (size_t a = 0, b; a < n; a = b) {
-		size_t best = SIZE_MAX;
-		for (b = a; b < n && strcmp(by[b].group, by[a].group) == 0; b++)
+		size_t best = SIZE_MAX, measured = 0;
+		for (b = a; b < n && strcmp(by[b].group, by[a].group) == 0; b++) {
+			measured += !isnan(primary_median(m, sum, by[b].i));
 			if (better_than(m, sum, by[b].i, best))
 				best = by[b].i;
-		if (best != SIZE_MAX)
-			fastest[best] = 1;
+		}
+		if (best == SIZE_MAX || measured < 2)
+			continue;
+		top[best] = 1;
+		rival[best] = SIZE_MAX;
+		if (m->cells[best].nreps < 2)
+			continue;
+		for (size_t k = a; k < b && rival[best] == SIZE_MAX; k++) {
+			size_t o = by[k].i;
+			if (o != best && !isnan(primary_median(m, sum, o)) && overlap(m, sum, best, o))
+				rival[best] = o;
+		}
+		fastest[best] = rival[best] == SIZE_MAX;
 	}
 	free(by);
 	return 0;
@@ -219,15 +247,20 @@ static int mark_fastest(const dxb_rs_matrix *m, const double *sum, unsigned char
 typedef struct view {
 	const dxb_rs_matrix *m;
 	double *sum;             /* [cell][metric]{median, min, max} */
-	unsigned char *fastest;  /* [cell] */
+	unsigned char *top;      /* [cell]: the best of its group by median */
+	unsigned char *fastest;  /* [cell]: and clearly so (mark_fastest) */
+	size_t *rival;           /* [cell]: for a top cell not clearly so */
 	int any_fastest;
+	int any_unclear;         /* some top cell is not clearly the fastest */
 	int any_failed;          /* some cell is not DXB_RS_OK */
 } view;
 
 static void view_free(view *v)
 {
 	free(v->sum);
+	free(v->top);
 	free(v->fastest);
+	free(v->rival);
 }
 
 static int view_init(view *v, const dxb_rs_matrix *m)
@@ -241,10 +274,11 @@ static int view_init(view *v, const dxb_rs_matrix *m)
 		return -1;
 	}
 	v->sum = malloc(n ? n * 3 * sizeof *v->sum : 1);
+	v->top = malloc(m->ncells ? m->ncells : 1);
 	v->fastest = malloc(m->ncells ? m->ncells : 1);
-	if (!v->sum || !v->fastest) {
-		free(v->sum);
-		free(v->fastest);
+	v->rival = malloc((m->ncells ? m->ncells : 1) * sizeof *v->rival);
+	if (!v->sum || !v->top || !v->fastest || !v->rival) {
+		view_free(v);
 		errno = ENOMEM;
 		return -1;
 	}
@@ -256,13 +290,25 @@ static int view_init(view *v, const dxb_rs_matrix *m)
 		if (m->cells[i].status != DXB_RS_OK)
 			v->any_failed = 1;
 	}
-	if (mark_fastest(m, v->sum, v->fastest) < 0) {
+	if (mark_fastest(m, v->sum, v->top, v->fastest, v->rival) < 0) {
 		view_free(v);
 		errno = ENOMEM;
 		return -1;
 	}
-	for (size_t i = 0; i < m->ncells; i++)
+	for (size_t i = 0; i < m->ncells; i++) {
 		v->any_fastest |= v->fastest[i];
+		v->any_unclear |= v->top[i] && !v->fastest[i];
+	}
+	return 0;
+}
+
+int dxb_rs_fastest(const dxb_rs_matrix *m, unsigned char *fastest)
+{
+	view v;
+	if (view_init(&v, m) < 0)
+		return -1;
+	memcpy(fastest, v.fastest, m->ncells);
+	view_free(&v);
 	return 0;
 }
 
@@ -293,18 +339,79 @@ static void fmt_figure(char *buf, size_t n, double x, int decimals)
 		snprintf(buf, n, "%.6g", x); /* too long for a column in full */
 	else
 		snprintf(buf, n, "%.*f", decimals < 0 ? 0 : decimals > 9 ? 9 : decimals, x);
+	/* Noise below the resolution shown is 0, not "-0.0". */
+	if (buf[0] == '-' && strspn(buf + 1, "0.") == strlen(buf + 1))
+		memmove(buf, buf + 1, strlen(buf));
 }
 
-/* The words after the mark, from the group dimension's key. */
+/* "for each value of workers", or "overall" without a group dimension. */
+static const char *group_words(const dxb_rs_matrix *m, char *buf, size_t n)
+{
+	if (m->group_dim < ndims_of(m))
+		snprintf(buf, n, "for each value of %s", str_or_empty(m->dims[m->group_dim].key));
+	else
+		snprintf(buf, n, "overall");
+	return buf;
+}
+
+/* The words after the mark. */
 static void fastest_words(const dxb_rs_matrix *m, char *buf, size_t n)
 {
-	const char *by = metric_label(&m->metrics[m->primary]);
+	char g[128];
+	snprintf(buf, n, "fastest %s, by median %s, its repetitions clear of every other cell's",
+	         group_words(m, g, sizeof g), metric_label(&m->metrics[m->primary]));
+}
 
+/* Half the range of cell i's primary metric against its median, in %. */
+static double spread_pct(const view *v, size_t i)
+{
+	const double *s = v->sum + (i * v->m->nmetrics + v->m->primary) * 3;
+	return (s[2] - s[1]) / 2 / fabs(s[0]) * 100;
+}
+
+/* Why the best cell i of its group by median is not marked the fastest. */
+static void unclear_words(const view *v, size_t i, char *buf, size_t n)
+{
+	const dxb_rs_matrix *m = v->m;
+	char key[256], other[256], g[160] = "";
 	if (m->group_dim < ndims_of(m))
-		snprintf(buf, n, "fastest for each value of %s, by median %s",
-		         str_or_empty(m->dims[m->group_dim].key), by);
-	else
-		snprintf(buf, n, "fastest overall, by median %s", by);
+		snprintf(g, sizeof g, " at %s %s", str_or_empty(m->dims[m->group_dim].key),
+		         dim_value(&m->cells[i], m->group_dim));
+	dxb_rs_cell_key(m, &m->cells[i], key, sizeof key);
+	if (v->rival[i] == SIZE_MAX) {
+		snprintf(buf, n, "no winner told%s: %s was measured once, which shows no noise "
+		         "(--repeat 3 or more does)", g, key);
+		return;
+	}
+	dxb_rs_cell_key(m, &m->cells[v->rival[i]], other, sizeof other);
+	snprintf(buf, n, "no clear winner%s: %s (\u00b1%.0f%%) and %s (\u00b1%.0f%%) overlap; more "
+	         "repetitions (--repeat) or longer ones (--duration) may tell them apart",
+	         g, key, spread_pct(v, i), other, spread_pct(v, v->rival[i]));
+}
+
+/* Text for people, broken at spaces to fit WRAP columns; the lines after
+ * the first indented by indent. */
+enum { WRAP = 100 };
+static void put_wrapped(FILE *f, const char *s, size_t indent)
+{
+	size_t col = 0;
+	while (*s) {
+		size_t word = strcspn(s, " "), w = 0;
+		for (size_t k = 0; k < word; k++)
+			w += ((unsigned char)s[k] & 0xC0) != 0x80;
+		if (col && col + 1 + w > WRAP) {
+			fprintf(f, "\n%*s", (int)indent, "");
+			col = indent;
+		} else if (col) {
+			putc(' ', f);
+			col++;
+		}
+		fwrite(s, 1, word, f);
+		col += w;
+		s += word;
+		s += strspn(s, " ");
+	}
+	putc('\n', f);
 }
 
 /* ---- the table and Markdown --------------------------------------------- */
@@ -358,8 +465,6 @@ static const char *col_text(const view *v, size_t i, const col *c, char *buf, si
 {
 	const dxb_rs_matrix *m = v->m;
 	const dxb_rs_cell *cell = &m->cells[i];
-	const double *s;
-
 	switch (c->kind) {
 	case COL_DIM:
 		return dim_value(cell, c->idx);
@@ -371,10 +476,9 @@ static const char *col_text(const view *v, size_t i, const col *c, char *buf, si
 	case COL_SPREAD:
 		if (cell->status != DXB_RS_OK || cell->nreps < 2)
 			return "";
-		s = view_sum(v, i, m->primary);
 		/* Half the range, relative to the median: how far one run may
 		 * land from the figure shown. */
-		double spread = (s[2] - s[1]) / 2 / fabs(s[0]) * 100;
+		double spread = spread_pct(v, i);
 		if (!isfinite(spread) || spread > 1e6)
 			return "";
 		snprintf(buf, n, "\u00b1%.0f%%", spread);
@@ -409,6 +513,35 @@ static void size_columns(layout *L, int markdown)
 	}
 }
 
+/* Whether every cell has the same value of dimension j: then the table
+ * says it once, above the rows, rather than in a column (but for the
+ * first dimension, which names the rows). */
+static int dim_constant(const dxb_rs_matrix *m, size_t j)
+{
+	if (m->wide || j == 0 || m->ncells == 0)
+		return 0;
+	for (size_t i = 1; i < m->ncells; i++)
+		if (strcmp(dim_value(&m->cells[i], j), dim_value(&m->cells[0], j)) != 0)
+			return 0;
+	return 1;
+}
+
+/* Whether metric k has a column: the primary always; a hidden one never;
+ * one for --wide only with it; and without --wide, none where no cell has
+ * a figure (H2D GB/s without a GPU). */
+static int metric_shown(const view *v, size_t k)
+{
+	const dxb_rs_matrix *m = v->m;
+	if (k == m->primary)
+		return 1;
+	if (m->metrics[k].hide == DXB_RS_HIDE || (m->metrics[k].hide == DXB_RS_WIDE && !m->wide))
+		return 0;
+	for (size_t i = 0; !m->wide && i < m->ncells; i++)
+		if (m->cells[i].status == DXB_RS_OK && !isnan(view_sum(v, i, k)[0]))
+			return 1;
+	return m->wide;
+}
+
 static int layout_init(layout *L, const dxb_rs_matrix *m, int markdown)
 {
 	size_t nd = ndims_of(m), n = 0;
@@ -427,10 +560,11 @@ static int layout_init(layout *L, const dxb_rs_matrix *m, int markdown)
 	for (size_t i = 0; i < m->ncells && m->primary < m->nmetrics; i++)
 		spread |= col_text(&L->v, i, &(col){ .kind = COL_SPREAD }, buf, sizeof buf)[0] != '\0';
 	for (size_t j = 0; j < nd; j++)
-		L->cols[n++] = (col){ COL_DIM, j, dim_label(&m->dims[j]), m->dims[j].numeric, 0 };
+		if (!dim_constant(m, j))
+			L->cols[n++] = (col){ COL_DIM, j, dim_label(&m->dims[j]), m->dims[j].numeric, 0 };
 	L->first_figure = n;
 	for (size_t k = 0; k < m->nmetrics; k++) {
-		if (m->metrics[k].hide && k != m->primary)
+		if (!metric_shown(&L->v, k))
 			continue;
 		L->cols[n++] = (col){ COL_METRIC, k, metric_label(&m->metrics[k]), 1, 0 };
 		if (k == m->primary && spread)
@@ -439,6 +573,51 @@ static int layout_init(layout *L, const dxb_rs_matrix *m, int markdown)
 	L->ncols = n;
 	size_columns(L, markdown);
 	return 0;
+}
+
+/* The text above a table: the header, and the dimensions every cell
+ * shares ("workers 1, threads 1"). */
+static void put_above(const dxb_rs_matrix *m, FILE *f)
+{
+	char all[512];
+	size_t len = 0;
+	for (const char *h = m->header; h && *h;) {
+		char one[1024];
+		size_t n = strcspn(h, "\n");
+		snprintf(one, sizeof one, "%.*s", (int)n, h);
+		put_wrapped(f, one, 2);
+		h += n + (h[n] == '\n');
+	}
+	for (size_t j = 0; j < ndims_of(m) && len < sizeof all; j++)
+		if (dim_constant(m, j)) {
+			int k = snprintf(all + len, sizeof all - len, "%s%s %s", len ? ", " : "",
+			                 str_or_empty(m->dims[j].key), dim_value(&m->cells[0], j));
+			len += k > 0 ? (size_t)k : 0;
+		}
+	if (len)
+		fprintf(f, "every cell: %s\n", all);
+	if ((m->header && *m->header) || len)
+		putc('\n', f);
+}
+
+/* What the headings mean, from the notes of the columns shown. */
+static void put_notes(const layout *L, FILE *f)
+{
+	const dxb_rs_matrix *m = L->v.m;
+	char text[2048];
+	size_t len = 0;
+	for (size_t c = 0; c < L->ncols && len < sizeof text; c++) {
+		const col *cl = &L->cols[c];
+		const char *note = cl->kind == COL_DIM ? m->dims[cl->idx].note
+		                   : cl->kind == COL_SPREAD ? "half the range of the repetitions, against the median"
+		                                            : m->metrics[cl->idx].note;
+		if (!note)
+			continue;
+		int k = snprintf(text + len, sizeof text - len, "%s%s: %s", len ? "; " : "", cl->head, note);
+		len += k > 0 ? (size_t)k : 0;
+	}
+	if (len)
+		put_wrapped(f, text, 2);
 }
 
 static void layout_free(layout *L)
@@ -489,17 +668,42 @@ static void put_end(line *l)
 	putc('\n', l->f);
 }
 
+/* The footnote of cell i's reason: the number of the first cell without
+ * figures that gave the same one, so that a reason shared by many rows
+ * (no GPU) is written once.  Numbers count from 1 in the order of rows. */
+static size_t footnote_of(const dxb_rs_matrix *m, size_t i)
+{
+	size_t n = 0;
+	for (size_t j = 0; j <= i; j++) {
+		const dxb_rs_cell *c = &m->cells[j];
+		if (c->status == DXB_RS_OK || !reason_len(c))
+			continue;
+		size_t k = 0;
+		for (; k < j; k++)
+			if (m->cells[k].status != DXB_RS_OK && reason_len(&m->cells[k]) &&
+			    strncmp(m->cells[k].reason, c->reason, sizeof c->reason) == 0)
+				break;
+		if (k == j)
+			n++;
+		if (j == i)
+			return k == j ? n : footnote_of(m, k);
+	}
+	return 0;
+}
+
 int dxb_rs_write_table(const dxb_rs_matrix *m, FILE *f)
 {
 	layout L;
 	line l = { f, 0 };
-	char buf[64], words[256];
+	char buf[64], words[1024];
+	size_t notes = 0;
 
 	errno = 0;
 	if (layout_init(&L, m, 0) < 0)
 		return -1;
 	if (m->preamble)
 		fprintf(f, "%s\n", m->preamble);
+	put_above(m, f);
 	/* The mark's column, one character wide, then the headings. */
 	put_pad(&l, 1);
 	for (size_t c = 0; c < L.ncols; c++) {
@@ -514,10 +718,14 @@ int dxb_rs_write_table(const dxb_rs_matrix *m, FILE *f)
 			put_pad(&l, 2);
 			if (c == L.first_figure && cell->status != DXB_RS_OK) {
 				/* No figures: the status where they would start,
-				 * and the reason after it. */
+				 * and the number of its reason below the table. */
+				size_t fn = footnote_of(m, i);
 				put_text(&l, dxb_rs_status_name(cell->status), SIZE_MAX);
-				put_pad(&l, 2);
-				put_text(&l, cell->reason, reason_len(cell));
+				if (fn) {
+					snprintf(buf, sizeof buf, " [%zu]", fn);
+					put_text(&l, buf, SIZE_MAX);
+					notes = fn > notes ? fn : notes;
+				}
 				break;
 			}
 			put_col(&l, col_text(&L.v, i, &L.cols[c], buf, sizeof buf), L.cols[c].width,
@@ -525,10 +733,23 @@ int dxb_rs_write_table(const dxb_rs_matrix *m, FILE *f)
 		}
 		put_end(&l);
 	}
+	for (size_t i = 0, next = 1; i < m->ncells && next <= notes; i++)
+		if (m->cells[i].status != DXB_RS_OK && footnote_of(m, i) == next) {
+			snprintf(words, sizeof words, "[%zu] %.*s", next++, (int)reason_len(&m->cells[i]),
+			         m->cells[i].reason);
+			put_wrapped(f, words, 4);
+		}
 	if (L.v.any_fastest) {
-		fastest_words(m, words, sizeof words);
-		fprintf(f, "* %s\n", words);
+		fastest_words(m, words + 2, sizeof words - 2);
+		memcpy(words, "* ", 2);
+		put_wrapped(f, words, 2);
 	}
+	for (size_t i = 0; i < m->ncells; i++)
+		if (L.v.top[i] && !L.v.fastest[i]) {
+			unclear_words(&L.v, i, words, sizeof words);
+			put_wrapped(f, words, 2);
+		}
+	put_notes(&L, f);
 	if (m->epilogue)
 		fprintf(f, "\n%s", m->epilogue);
 	layout_free(&L);

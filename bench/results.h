@@ -30,6 +30,8 @@ typedef struct dxb_rs_dim {
 	const char *key;       /* JSON/CSV name: "strategy", "workers", ... */
 	const char *label;     /* table heading: "strategy", "j", ... */
 	int numeric;           /* the values are integers (JSON numbers) */
+	const char *note;      /* the table's footer on its heading ("worker
+	                          processes"), or NULL */
 } dxb_rs_dim;
 
 enum { DXB_RS_LOWER = -1, DXB_RS_NEITHER = 0, DXB_RS_HIGHER = 1 };
@@ -41,9 +43,14 @@ typedef struct dxb_rs_metric {
 	int better;            /* DXB_RS_HIGHER, DXB_RS_LOWER or DXB_RS_NEITHER */
 	int gate;              /* compared with a baseline (--baseline) */
 	int decimals;          /* shown in the table and Markdown */
-	int hide;              /* left out of the table and Markdown (still
-	                          in CSV and JSON) */
+	int hide;              /* DXB_RS_SHOW, DXB_RS_HIDE (left out of the
+	                          table and Markdown, still in CSV and JSON)
+	                          or DXB_RS_WIDE (in them with --wide only) */
+	const char *note;      /* the table's footer on its heading, or NULL */
 } dxb_rs_metric;
+
+/* Where a metric shows.  The table fits 100 columns without --wide. */
+enum { DXB_RS_SHOW = 0, DXB_RS_HIDE = 1, DXB_RS_WIDE = 2 };
 
 enum { DXB_RS_OK = 0, DXB_RS_OOM, DXB_RS_FAILED, DXB_RS_SKIPPED };
 
@@ -80,8 +87,21 @@ typedef struct dxb_rs_matrix {
 	/* Text before and after the table, in the table and Markdown reports
 	 * (pin-test's environment and summary), or NULL: */
 	const char *preamble, *epilogue;
+	/* What was measured on what (corpus, workload, machine): the lines
+	 * above the table and the plot's subtitle; NULL for none. */
+	const char *header;
+	int wide;                 /* the table with every column (--wide) */
 	void *loaded;             /* what dxb_rs_read_report allocated */
 } dxb_rs_matrix;
+
+/* Sets fastest[i] for each cell clearly the fastest of its group (as the
+ * table marks it): fastest has room for m->ncells.  0, or -1 with errno. */
+int dxb_rs_fastest(const dxb_rs_matrix *m, unsigned char *fastest);
+
+/* What m measured, on what (header.c): lines on its corpus, workload and
+ * machine from its params and machine objects, for the header field.
+ * malloc'd, or NULL when out of memory. */
+char *dxb_rs_header(const dxb_rs_matrix *m);
 
 /* The status as a word: "ok", "oom", "failed", "skipped". */
 const char *dxb_rs_status_name(int status);

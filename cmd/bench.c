@@ -132,9 +132,9 @@ static int prepare(bench_opts *b, plan *p, dx_err *err)
 /* ---- the matrix ------------------------------------------------------------ */
 
 static const dxb_rs_dim dims[] = {
-	{ "strategy", "strategy", 0 },
-	{ "workers", "j", 1 },
-	{ "threads", "t", 1 },
+	{ "strategy", "strategy", 0, NULL },
+	{ "workers", "j", 1, "worker processes" },
+	{ "threads", "t", 1, "loader threads in each" },
 };
 
 /* The memory a cell's workers would hold privately, for --mem-limit: a

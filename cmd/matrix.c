@@ -70,6 +70,7 @@ static const struct option shared[] = {
 	{ "from", required_argument, NULL, MX_OPT_FROM },
 	{ "config", required_argument, NULL, 'c' },
 	{ "quiet", no_argument, NULL, 'q' },
+	{ "wide", no_argument, NULL, MX_OPT_WIDE },
 	OPTION_HELP,
 	/* Only in an experiment file: the positional argument. */
 	{ "corpus", required_argument, NULL, MX_OPT_CORPUS },
@@ -125,6 +126,8 @@ static const char shared_usage[] =
 	"      --from FILE          report an earlier JSON report instead of measuring\n"
 	"  -c, --config FILE        read options from a YAML experiment file\n"
 	"                           (options given here override it)\n"
+	"      --wide               the table with every column (by default it fits\n"
+	"                           100 columns; CSV and JSON hold them all)\n"
 	"  -q, --quiet              no table when writing -o, no progress\n"
 	"  -h, --help               show this help\n";
 
@@ -290,9 +293,10 @@ static int set_option(const matrix_cmd *cmd, matrix_opts *b, int id, const char 
 		b->tolerance = d;
 		break;
 	case 'q':
+	case MX_OPT_WIDE:
 		if (place && strcmp(v, "true") != 0 && strcmp(v, "false") != 0)
 			return opt_bad_value(cmd->name, name, place, "true or false", v);
-		b->quiet = !place || strcmp(v, "true") == 0;
+		*(id == 'q' ? &b->quiet : &b->wide) = !place || strcmp(v, "true") == 0;
 		break;
 	case MX_OPT_QUERIES:
 	case MX_OPT_QRELS:
@@ -782,10 +786,19 @@ static int write_reports(const matrix_cmd *cmd, const matrix_opts *b, const dxb_
 }
 
 
-int matrix_report(const matrix_cmd *cmd, const matrix_opts *o, const dxb_rs_matrix *m)
+int matrix_report(const matrix_cmd *cmd, const matrix_opts *o, const dxb_rs_matrix *measured)
 {
 	dx_err err = { 0 };
+	/* The reports for people say what was measured on what. */
+	dxb_rs_matrix shown = *measured;
+	const dxb_rs_matrix *m = &shown;
+	shown.wide = o->wide;
+	if (!(shown.header = dxb_rs_header(measured))) {
+		cli_sys_error(cmd->name, "cannot report", "", ENOMEM);
+		return EXIT_FAIL;
+	}
 	int rc = write_reports(cmd, o, m);
+	free((char *)shown.header);
 	if (rc != 0)
 		return rc;
 	/* A cell that failed in this run fails the command, after the report,

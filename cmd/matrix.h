@@ -27,7 +27,7 @@ enum {
 	MX_OPT_WORKLOAD = OPT_OWN, MX_OPT_BATCH, MX_OPT_THREADS, MX_OPT_DURATION, MX_OPT_SAMPLES,
 	MX_OPT_WARMUP, MX_OPT_REPEAT, MX_OPT_MEM_LIMIT, MX_OPT_QUERIES, MX_OPT_QRELS, MX_OPT_RUN,
 	MX_OPT_DEPTH, MX_OPT_NEGATIVES, MX_OPT_SYNTHETIC, MX_OPT_TMPDIR, MX_OPT_PLOT, MX_OPT_BASELINE,
-	MX_OPT_TOLERANCE, MX_OPT_FROM, MX_OPT_CORPUS, MX_OPT_LIMIT_BY,
+	MX_OPT_TOLERANCE, MX_OPT_FROM, MX_OPT_CORPUS, MX_OPT_LIMIT_BY, MX_OPT_WIDE,
 	MX_OPT_OWN = 512
 };
 
@@ -50,6 +50,7 @@ typedef struct matrix_opts {
 	const char *output, *plot, *baseline, *from;
 	double tolerance;
 	int quiet;
+	int wide;               /* --wide: the table with every column */
 	dxb_config *config;        /* the experiment file read, if any */
 	const char *config_path;  /* and its name */
 	/* Paths made absolute for an experiment file's directory. */

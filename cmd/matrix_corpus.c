@@ -87,7 +87,14 @@ static int prepare(matrix_opts *o, matrix_corpus *mc, progress *pr, dx_err *err)
 int matrix_corpus_prepare(matrix_opts *o, matrix_corpus *mc, dx_err *err)
 {
 	progress pr;
-	progress_init(&pr, o->corpus ? "indexing" : "generating", o->quiet);
+	/* The bar names what it makes. */
+	char label[TC_PATH + 64];
+	if (o->corpus)
+		snprintf(label, sizeof label, "indexing %s", o->corpus);
+	else
+		snprintf(label, sizeof label, "generating the corpus %s",
+		         o->synthetic ? o->synthetic : synthetic_default);
+	progress_init(&pr, label, o->quiet);
 	int rc = prepare(o, mc, &pr, err);
 	progress_done(&pr, NULL);
 	return rc;
@@ -141,10 +148,19 @@ void matrix_progress(const char *cmd, const matrix_opts *o, size_t i, size_t n, 
 {
 	if (o->quiet || !isatty(STDERR_FILENO))
 		return;
+	/* The time left, from the repetitions run so far: cells of a run
+	 * take about the same time (--duration), less the skipped ones. */
+	static double started;
+	double now = dxb_now(), done = (double)i * o->repeat + r, all = (double)n * o->repeat;
+	char eta[48] = "";
+	if (i == 0 && r == 0)
+		started = now;
+	else if (key && done > 0 && all > done)
+		snprintf(eta, sizeof eta, ", about %.0f s left", (now - started) / done * (all - done));
 	if (!key)
 		fprintf(stderr, "\r\033[K");
 	else
-		fprintf(stderr, "\r\033[Kdocdex %s: cell %zu/%zu %s, repetition %u/%u", cmd, i + 1, n,
-		        key, r + 1, o->repeat);
+		fprintf(stderr, "\r\033[Kdocdex %s: cell %zu/%zu %s, repetition %u/%u%s", cmd, i + 1, n,
+		        key, r + 1, o->repeat, eta);
 	fflush(stderr);
 }

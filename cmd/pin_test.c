@@ -334,33 +334,41 @@ static char *env_text(const env *e)
 enum { D_PIN, D_PLACE, D_CACHE, D_WORKERS, D_THREADS, NDIMS };
 
 static const dxb_rs_dim dims[NDIMS] = {
-	[D_PIN] = { "pin", "pin", 0 },
-	[D_PLACE] = { "placement", "placement", 0 },
-	[D_CACHE] = { "cache", "cache", 0 },
-	[D_WORKERS] = { "workers", "j", 1 },
-	[D_THREADS] = { "threads", "t", 1 },
+	[D_PIN] = { "pin", "pin", 0, NULL },
+	[D_PLACE] = { "placement", "placement", 0, NULL },
+	[D_CACHE] = { "cache", "cache", 0, NULL },
+	[D_WORKERS] = { "workers", "j", 1, "worker processes" },
+	[D_THREADS] = { "threads", "t", 1, "loader threads in each" },
 };
 
 /* The figures bench reports, then pin-test's own. */
 enum { M_PIN_S = FG_COUNT, M_COPY_S, M_CACHED, M_MLOCKED, M_SHMEM, M_H2D, NMETRICS };
 
 static const dxb_rs_metric own_metrics[NMETRICS - FG_COUNT] = {
-	[M_PIN_S - FG_COUNT] = { "pin_s", "pin s", "s", DXB_RS_LOWER, 0, 2, 0 },
-	[M_COPY_S - FG_COUNT] = { "copy_s", "copy s", "s", DXB_RS_LOWER, 0, 2, 0 },
-	[M_CACHED - FG_COUNT] = { "cached_pct", "cached %", "%", DXB_RS_NEITHER, 0, 0, 0 },
-	[M_MLOCKED - FG_COUNT] = { "mlocked_mib", "Mlocked MiB", "MiB", DXB_RS_LOWER, 0, 1, 0 },
-	[M_SHMEM - FG_COUNT] = { "shmem_mib", "Shmem MiB", "MiB", DXB_RS_LOWER, 0, 1, 0 },
-	[M_H2D - FG_COUNT] = { "h2d_gb_s", "H2D GB/s", "GB/s", DXB_RS_HIGHER, 0, 2, 0 },
+	[M_PIN_S - FG_COUNT] = { "pin_s", "pin s", "s", DXB_RS_LOWER, 0, 2, DXB_RS_WIDE,
+	                         "time to lock or populate" },
+	[M_COPY_S - FG_COUNT] = { "copy_s", "copy s", "s", DXB_RS_LOWER, 0, 2, DXB_RS_WIDE,
+	                          "time to copy the corpus to the RAM disk" },
+	[M_CACHED - FG_COUNT] = { "cached_pct", "cached %", "%", DXB_RS_NEITHER, 0, 0, DXB_RS_WIDE,
+	                          "of the corpus in the page cache before a repetition" },
+	[M_MLOCKED - FG_COUNT] = { "mlocked_mib", "locked MiB", "MiB", DXB_RS_LOWER, 0, 1, DXB_RS_SHOW,
+	                           "memory locked (Mlocked)" },
+	[M_SHMEM - FG_COUNT] = { "shmem_mib", "Shmem MiB", "MiB", DXB_RS_LOWER, 0, 1, DXB_RS_SHOW,
+	                         "RAM disk and shared memory" },
+	[M_H2D - FG_COUNT] = { "h2d_gb_s", "H2D GB/s", "GB/s", DXB_RS_HIGHER, 0, 2, DXB_RS_SHOW,
+	                       "copies to the GPU" },
 };
 
-/* bench's figures, with those the table leaves to CSV and JSON hidden. */
+/* bench's figures, and pin-test's own; what the table shows by default
+ * fits 100 columns: the cost of each technique in memory, the rest with
+ * --wide (set-up, latency and page faults are in the summary or CSV). */
 static void make_metrics(dxb_rs_metric *m)
 {
-	static const int hidden[] = { FG_DOCS, FG_MB, FG_P95, FG_USS, FG_RSS, FG_MINFLT };
+	static const int wide[] = { FG_MB, FG_P50, FG_P99, FG_SETUP, FG_FILE, FG_MAJFLT };
 	memcpy(m, dxb_figures_metrics, sizeof dxb_figures_metrics);
 	memcpy(m + FG_COUNT, own_metrics, sizeof own_metrics);
-	for (size_t i = 0; i < sizeof hidden / sizeof *hidden; i++)
-		m[hidden[i]].hide = 1;
+	for (size_t i = 0; i < sizeof wide / sizeof *wide; i++)
+		m[wide[i]].hide = DXB_RS_WIDE;
 }
 
 /* What the cells share: the corpus and what was learnt of it. */
@@ -514,8 +522,11 @@ static void figures(const dxb_workers_result *res, const dxb_meminfo *before, do
 	row[M_PIN_S] = pin_s;
 	row[M_COPY_S] = copy_s;
 	row[M_CACHED] = 100 * cached;
-	row[M_MLOCKED] = ((double)res->machine.mlocked - (double)before->mlocked) / mib;
-	row[M_SHMEM] = ((double)res->machine.shmem - (double)before->shmem) / mib;
+	/* The machine's counters, before and during the cell: other processes
+	 * move them too, and what they gave back is not the cell's to report
+	 * (a cell cannot lock or share less than nothing). */
+	row[M_MLOCKED] = fmax(0, ((double)res->machine.mlocked - (double)before->mlocked) / mib);
+	row[M_SHMEM] = fmax(0, ((double)res->machine.shmem - (double)before->shmem) / mib);
 	/* Each stream's rate: the bytes over the time spent copying them. */
 	int cuda = pin == DXB_PIN_CUDA || pin == DXB_PIN_CUDA_PAGEABLE;
 	row[M_H2D] = cuda && h2d_s > 0 ? h2d_bytes / h2d_s / 1e9 : NAN;
@@ -771,6 +782,26 @@ static void technique_name(const technique *t, char *buf, size_t n)
 		snprintf(buf, n, "%s %s vs %s", dims[t->d].key, t->value, t->ref);
 }
 
+/* A signed change for people: "+1.5", or "0" for one that rounds to
+ * nothing either way (no "-0.0" of noise). */
+static const char *change(char *buf, size_t n, double x, int decimals)
+{
+	snprintf(buf, n, "%+.*f", decimals, x);
+	if (strspn(buf + 1, "0.") == strlen(buf + 1))
+		snprintf(buf, n, "0");
+	return buf;
+}
+
+/* What the range of a technique's gain lets one say of it. */
+static const char *verdict(const double *s, size_t pairs)
+{
+	if (pairs < 2)
+		return "one pair: no noise to judge by";
+	if (s[S_GAIN_MIN] <= 0 && s[S_GAIN_MAX] >= 0)
+		return "within the noise";
+	return s[S_GAIN] > 0 ? "faster in every pair" : "slower in every pair";
+}
+
 /* The summary after the table, and as JSON. */
 static int summarize(const dxb_rs_matrix *m, char **text, char **json)
 {
@@ -792,8 +823,8 @@ static int summarize(const dxb_rs_matrix *m, char **text, char **json)
 		sorted[i] = &m->cells[i];
 	qsort(sorted, m->ncells, sizeof *sorted, by_dims);
 	fprintf(f, "summary: the median change of samples/s over the same cells without the "
-	           "technique\n(all else equal), its range, and what it costs in memory and "
-	           "set-up\n");
+	           "technique (all\nelse equal), its range over the pairs, and what it costs in "
+	           "memory and set-up\n");
 	dxb_json_begin_array(g, DXB_JSON_BLOCK);
 	for (size_t i = 0; i < nt; i++) {
 		double s[NS];
@@ -804,10 +835,14 @@ static int summarize(const dxb_rs_matrix *m, char **text, char **json)
 			fprintf(f, "  %-28s no pairs of measured cells\n", name);
 			continue;
 		}
-		fprintf(f, "  %-28s %+7.1f%% (%+.1f%% to %+.1f%%, %zu pair%s); PSS %+.1f MiB, "
-		           "Mlocked %+.1f MiB, Shmem %+.1f MiB, set-up %+.2f s",
-		        name, s[S_GAIN], s[S_GAIN_MIN], s[S_GAIN_MAX], pairs, pairs == 1 ? "" : "s",
-		        s[S_PSS], s[S_MLOCKED], s[S_SHMEM], s[S_SETUP]);
+		char fig[4][32];
+		fprintf(f, "  %-28s %7s%% (%s%% to %s%%, %zu pair%s): %s\n", name,
+		        change(fig[0], sizeof fig[0], s[S_GAIN], 1), change(fig[1], sizeof fig[1], s[S_GAIN_MIN], 1),
+		        change(fig[2], sizeof fig[2], s[S_GAIN_MAX], 1), pairs, pairs == 1 ? "" : "s",
+		        verdict(s, pairs));
+		fprintf(f, "  %-28s PSS %s MiB, locked %s MiB, Shmem %s MiB, set-up %s s", "",
+		        change(fig[0], sizeof fig[0], s[S_PSS], 1), change(fig[1], sizeof fig[1], s[S_MLOCKED], 1),
+		        change(fig[2], sizeof fig[2], s[S_SHMEM], 1), change(fig[3], sizeof fig[3], s[S_SETUP], 2));
 		/* The copies' rates, for the CUDA modes against each other. */
 		int h2d = t[i].d == D_PIN && !isnan(s[S_H2D]) && !isnan(s[S_H2D_REF]);
 		if (h2d)
@@ -972,6 +1007,10 @@ int cmd_pin_test(int argc, char **argv)
 	} else if ((rc = measure(&p, &m, &pl, &mt)) != 0) {
 		goto out;
 	}
+	/* A cold cache's residency is what the run is about: then shown. */
+	for (size_t i = 0; i < m.ncells; i++)
+		if (m.cells[i].dim[D_CACHE] && strcmp(m.cells[i].dim[D_CACHE], "cold") == 0)
+			metrics[M_CACHED].hide = DXB_RS_SHOW;
 	if (!(mt.preamble = env_text(&pl.e)) || summarize(&m, &mt.summary, &mt.summary_json) < 0) {
 		cli_error("pin-test", "out of memory", NULL);
 		rc = EXIT_FAIL;

@@ -95,7 +95,8 @@ sys.stdout.write("{\"report\": \"docdex bench\", \"cells\": [\n" + ",\n".join(ce
 	run python3 -c 'import json
 r = json.load(open("r.json"))
 print(len(r["cells"]), sum(c["fastest"] for c in r["cells"]))'
-	equals "$output" "40000 40000"
+	# Each cell alone at its worker count, measured once: none beat another.
+	equals "$output" "40000 0"
 	python3 -c 'import xml.etree.ElementTree as E; E.parse("p.svg")'
 }
 
@@ -161,4 +162,68 @@ r = json.load(open("r.json"))
 s = [t for t in r["summary"] if t["dimension"] == "pin"]
 print(len(r["cells"]), s[0]["technique"], s[0]["pairs"])'
 	equals "$output" "96000 pin buffers vs none 48000"
+}
+
+# A bench report of cells "STRATEGY:WORKERS:S1,S2[,...]" with those
+# samples/s over its repetitions and PSS of 10 GiB.
+spread_report() {
+	python3 - "$@" <<'EOF2'
+import sys
+cells = []
+for spec in sys.argv[1:]:
+    s, w, vs = spec.split(":")
+    reps = ", ".join('{"samples_per_s": %s, "pss_mib": 10240, "mib_per_s": -0.01}' % v
+                     for v in vs.split(","))
+    cells.append('{"key": "%s/j%s/t1", "strategy": "%s", "workers": %s, "threads": 1, '
+                 '"status": "ok", "reason": "", "repetitions": [%s]}' % (s, w, s, w, reps))
+print('{"report": "docdex bench", "format_version": 1, "params": {"corpus": "c.tsv", '
+      '"records": 3000000, "corpus_bytes": 1073741824, "workload": "random", "batch": 32, '
+      '"repeat": 2, "duration_s": 2, "warmup_s": 0.5}, "cells": [\n%s\n]}' % ",\n".join(cells))
+EOF2
+}
+
+@test "the fastest is marked only where its repetitions are clear of every other cell's" {
+	spread_report mmap:1:3000000,3100000 pread:1:1000000,1100000 \
+		mmap:2:2000000,2600000 pread:2:2400000,2500000 mmap:4:900000 pread:4:800000 > r.json
+	run --separate-stderr dx bench --from r.json
+	status_is 0
+	# workers 1: clear; 2: the ranges overlap; 4: one repetition each.
+	[[ ${lines[0]} == "corpus: c.tsv, 3,000,000 records, 1.0 GiB" ]]
+	[[ ${lines[1]} == "workload: random, batches of 32; 2 repetitions of 2 s, after 0.5 s of warm-up" ]]
+	equals "$(printf '%s\n' "${lines[@]}" | grep -c '^\*  mmap ')" 1
+	printf '%s\n' "${lines[@]}" | grep -q '^\*  mmap      1 '
+	printf '%s\n' "${lines[@]}" | grep -q '^no clear winner at workers 2: pread/j2/t1 (±2%) and mmap/j2/t1 (±13%) overlap'
+	printf '%s\n' "${lines[@]}" | grep -q '^no winner told at workers 4: mmap/j4/t1 was measured once'
+	# 100 columns, MiB/s of noise below resolution as 0, not -0.0.
+	for l in "${lines[@]}"; do (( ${#l} <= 100 )); done
+	! printf '%s\n' "${lines[@]}" | grep -q -- '-0\.0'
+	run --separate-stderr dx bench --from r.json --format json
+	equals "$(python3 -c 'import json,sys; print(sum(c["fastest"] for c in json.load(sys.stdin)["cells"]))' <<< "$output")" 1
+}
+
+@test "the plot labels its axes as people write them, rings the winner, and renders" {
+	spread_report mmap:1:3000000,3100000 pread:1:1000000,1100000 \
+		mmap:2:2000000,2600000 pread:2:2400000,2500000 > r.json
+	run --separate-stderr dx bench --from r.json --plot p.svg -q
+	status_is 0
+	run python3 - <<'EOF2'
+import re, xml.etree.ElementTree as E
+svg = open("p.svg").read()
+E.fromstring(svg)
+ticks = re.findall(r'text-anchor="end">([^<]*)<', svg)
+print(" ".join(ticks))
+print(len(re.findall(r'class="fastest"', svg)))
+print("corpus: c.tsv, 3,000,000 records, 1.0 GiB" in svg, "proportional set size" in svg)
+EOF2
+	equals "${lines[0]}" "0 1M 2M 3M 4M 0 2 GiB 4 GiB 6 GiB 8 GiB 10 GiB 12 GiB"
+	equals "${lines[1]}" 1
+	equals "${lines[2]}" "True True"
+	# Rendered as a person sees it, where a renderer is installed.
+	if command -v rsvg-convert > /dev/null; then
+		rsvg-convert p.svg -o p.png
+		run python3 -c 'import struct
+d = open("p.png", "rb").read(24)
+print(d[:8] == b"\x89PNG\r\n\x1a\n", struct.unpack(">II", d[16:24])[0] > 800)'
+		equals "$output" "True True"
+	fi
 }

@@ -518,6 +518,15 @@ def report(results):
         print(f"{name:<{width}}  " + "  ".join(f"{fmt(r):>22}" for r in results))
 
 
+PARTS = {
+    "corpus": "the passages and documents figures (index, get, the dict)",
+    "gzip": "the gzip and BGZF figures",
+    "sample": "the docdex sample figures",
+    "study": "the docdex bench study",
+    "pin-study": "the docdex pin-test study",
+}
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--docdex", required=True)
@@ -527,48 +536,46 @@ def main():
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--lookups", type=int, default=1_000_000)
     ap.add_argument("--no-python", action="store_true", help="skip the Python dict reference")
-    ap.add_argument("--no-gzip", action="store_true", help="skip the gzip and BGZF figures")
     ap.add_argument("--latency-ids", type=int, default=2000, help="ids for the latency figures")
     ap.add_argument("--spans", default="512K,2M", help="other spans to measure, comma-separated")
     ap.add_argument("--json", default=None, help="write every figure here (default DIR/results.json)")
-    ap.add_argument("--no-sample", action="store_true", help="skip the docdex sample figures")
-    ap.add_argument("--only-sample", action="store_true", help="only the docdex sample figures")
     ap.add_argument("--sample-queries", type=int, default=100_000)
     ap.add_argument("--sample-depth", type=int, default=100)
     ap.add_argument("--triples", type=int, default=5_000_000, help="triples a sample run draws")
-    ap.add_argument("--no-study", action="store_true", help="skip the docdex bench figures")
-    ap.add_argument("--only-study", action="store_true", help="only the docdex bench figures")
     ap.add_argument("--study-size", default="2G", help="documents for the study (default 2G)")
     ap.add_argument("--study-workers", default="1,2,4,8", help="-j of the study")
-    ap.add_argument("--no-pin-study", action="store_true", help="skip the docdex pin-test figures")
-    ap.add_argument("--only-pin-study", action="store_true", help="only the docdex pin-test figures")
+    # The parts of the run: --only-X runs X alone (several --only-X, those
+    # alone), --no-X skips X.
+    for part, what in PARTS.items():
+        ap.add_argument(f"--no-{part}", action="append_const", dest="no", const=part, default=[],
+                        help=f"skip {what}")
+        ap.add_argument(f"--only-{part}", action="append_const", dest="only", const=part,
+                        default=[], help=f"only {what}")
     args = ap.parse_args()
+    run_parts = set(args.only or PARTS) - set(args.no)
     args.spans = [x for x in args.spans.split(",") if x]
     os.makedirs(args.dir, exist_ok=True)
 
     global ARGS
     ARGS = args
     results, gz_results, sample, study, pin_study = [], [], None, None, None
-    if args.only_pin_study:
-        args.only_study, args.no_study = True, True
-    if args.only_study:
-        args.no_sample, args.only_sample = True, True
-    if not args.no_study:
+    if "study" in run_parts:
         study = bench_study(args)
-    if not args.no_pin_study:
+    if "pin-study" in run_parts:
         pin_study = bench_pin_study(args)
-    if not args.no_sample:
+    if "sample" in run_parts:
         print("bench: sample", file=sys.stderr)
         sample = bench_sample(args, os.path.join(args.dir, f"passages-sample-{args.size}.tsv"))
-    for kind in ("passages", "documents") if not (args.only_sample or args.only_study) else ():
+    for kind in ("passages", "documents") if run_parts & {"corpus", "gzip"} else ():
         path = os.path.join(args.dir, f"{kind}-{args.size}.tsv")
         if not os.path.exists(path):
             print(f"bench: generating {path}", file=sys.stderr)
             run([args.synth, "--kind", kind, "--size", args.size, "-o", path + ".tmp"])
             os.rename(path + ".tmp", path)
-        print(f"bench: {kind}", file=sys.stderr)
-        results.append(bench_corpus(args, kind, path))
-        if not args.no_gzip:
+        if "corpus" in run_parts:
+            print(f"bench: {kind}", file=sys.stderr)
+            results.append(bench_corpus(args, kind, path))
+        if "gzip" in run_parts:
             print(f"bench: {kind}, gzip and BGZF", file=sys.stderr)
             gz_results.append(bench_gzip(args, kind, path))
 

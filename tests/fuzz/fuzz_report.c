@@ -18,39 +18,39 @@
  * pin-test's (cmd/pin_test.c): the reader takes what the command asks
  * for, so both commands' shapes are read. */
 static const dxb_rs_dim bench_dims[] = {
-	{ "strategy", "strategy", 0 },
-	{ "workers", "j", 1 },
-	{ "threads", "t", 1 },
+	{ "strategy", "strategy", 0, NULL },
+	{ "workers", "j", 1, NULL },
+	{ "threads", "t", 1, NULL },
 };
 
 static const dxb_rs_dim pin_dims[] = {
-	{ "pin", "pin", 0 },
-	{ "placement", "placement", 0 },
-	{ "cache", "cache", 0 },
-	{ "workers", "j", 1 },
-	{ "threads", "t", 1 },
+	{ "pin", "pin", 0, NULL },
+	{ "placement", "placement", 0, NULL },
+	{ "cache", "cache", 0, NULL },
+	{ "workers", "j", 1, NULL },
+	{ "threads", "t", 1, NULL },
 };
 
 static const dxb_rs_metric metrics[] = {
-	{ "samples_per_s", "samples/s", "1/s", DXB_RS_HIGHER, 1, 1, 0 },
-	{ "docs_per_s", "docs/s", "1/s", DXB_RS_HIGHER, 0, 0, 1 },
-	{ "mb_per_s", "MB/s", "MB/s", DXB_RS_HIGHER, 0, 1, 1 },
-	{ "latency_p50_ms", "p50 ms", "ms", DXB_RS_LOWER, 0, 3, 0 },
-	{ "latency_p95_ms", "p95 ms", "ms", DXB_RS_LOWER, 0, 3, 1 },
-	{ "latency_p99_ms", "p99 ms", "ms", DXB_RS_LOWER, 0, 3, 0 },
-	{ "setup_s", "setup s", "s", DXB_RS_LOWER, 0, 2, 0 },
-	{ "pss_mib", "PSS MiB", "MiB", DXB_RS_LOWER, 1, 1, 0 },
-	{ "uss_per_worker_mib", "USS/w MiB", "MiB", DXB_RS_LOWER, 0, 1, 1 },
-	{ "rss_per_worker_mib", "RSS/w MiB", "MiB", DXB_RS_LOWER, 0, 1, 1 },
-	{ "minor_faults", "minflt", "", DXB_RS_LOWER, 0, 0, 1 },
-	{ "major_faults", "majflt", "", DXB_RS_LOWER, 0, 0, 0 },
+	{ "samples_per_s", "samples/s", "1/s", DXB_RS_HIGHER, 1, 1, 0, NULL },
+	{ "docs_per_s", "docs/s", "1/s", DXB_RS_HIGHER, 0, 0, 1, NULL },
+	{ "mib_per_s", "MiB/s", "MiB/s", DXB_RS_HIGHER, 0, 1, 1, NULL },
+	{ "latency_p50_ms", "p50 ms", "ms", DXB_RS_LOWER, 0, 3, 0, NULL },
+	{ "latency_p95_ms", "p95 ms", "ms", DXB_RS_LOWER, 0, 3, 1, NULL },
+	{ "latency_p99_ms", "p99 ms", "ms", DXB_RS_LOWER, 0, 3, 0, NULL },
+	{ "setup_s", "setup s", "s", DXB_RS_LOWER, 0, 2, 0, NULL },
+	{ "pss_mib", "PSS MiB", "MiB", DXB_RS_LOWER, 1, 1, 0, NULL },
+	{ "uss_per_worker_mib", "USS/w MiB", "MiB", DXB_RS_LOWER, 0, 1, 1, NULL },
+	{ "rss_per_worker_mib", "RSS/w MiB", "MiB", DXB_RS_LOWER, 0, 1, 1, NULL },
+	{ "minor_faults", "minflt", "", DXB_RS_LOWER, 0, 0, 1, NULL },
+	{ "major_faults", "majflt", "", DXB_RS_LOWER, 0, 0, 0, NULL },
 	/* pin-test's own */
-	{ "pin_s", "pin s", "s", DXB_RS_LOWER, 0, 2, 0 },
-	{ "copy_s", "copy s", "s", DXB_RS_LOWER, 0, 2, 0 },
-	{ "cached_pct", "cached %", "%", DXB_RS_NEITHER, 0, 0, 0 },
-	{ "mlocked_mib", "Mlocked MiB", "MiB", DXB_RS_LOWER, 0, 1, 0 },
-	{ "shmem_mib", "Shmem MiB", "MiB", DXB_RS_LOWER, 0, 1, 0 },
-	{ "h2d_gb_s", "H2D GB/s", "GB/s", DXB_RS_HIGHER, 0, 2, 0 },
+	{ "pin_s", "pin s", "s", DXB_RS_LOWER, 0, 2, 0, NULL },
+	{ "copy_s", "copy s", "s", DXB_RS_LOWER, 0, 2, 0, NULL },
+	{ "cached_pct", "cached %", "%", DXB_RS_NEITHER, 0, 0, 0, NULL },
+	{ "mlocked_mib", "locked MiB", "MiB", DXB_RS_LOWER, 0, 1, 0, NULL },
+	{ "shmem_mib", "Shmem MiB", "MiB", DXB_RS_LOWER, 0, 1, 0, NULL },
+	{ "h2d_gb_s", "H2D GB/s", "GB/s", DXB_RS_HIGHER, 0, 2, 0, NULL },
 };
 
 enum { BENCH_METRICS = 12, PIN_METRICS = sizeof metrics / sizeof *metrics };
@@ -82,7 +82,16 @@ static void report_as(const char *path, int pin)
 	dx_err err = { 0 };
 	FILE *null = devnull();
 	if (dxb_rs_read_report(&m, path, &err) == 0) {
+		/* The header from the report's params and machine, and the
+		 * table in both widths, as matrix_report writes them. */
+		char *header = dxb_rs_header(&m);
+		if (!header)
+			abort();
+		m.header = header;
 		dxb_rs_write_table(&m, null);
+		m.wide = 1;
+		dxb_rs_write_table(&m, null);
+		m.wide = 0;
 		dxb_rs_write_csv(&m, null);
 		dxb_rs_write_markdown(&m, null);
 		dxb_rs_write_svg(&m, null);
@@ -108,6 +117,8 @@ static void report_as(const char *path, int pin)
 		}
 		dxb_rs_compare_baseline(&m, again, 10, null, &berr);
 		dxb_rs_free_report(&back);
+		free(header);
+		m.header = NULL;
 	}
 	/* The input as a baseline, whether or not it read as a report. */
 	dxb_rs_compare_baseline(&m, path, 10, null, &err);
