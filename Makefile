@@ -72,20 +72,27 @@ CORE_LIBS = -lz -lm -lpthread
 LDLIBS = -lyaml -ldl $(CORE_LIBS)
 
 # Codecs beside zlib, where this machine has them (lib/codec.h): CODECS=auto
-# (the default) takes libdeflate when it links, CODECS=libdeflate insists
-# on it, CODECS=zlib builds without.  Each build directory keeps the choice
+# (the default) takes libdeflate (BGZF blocks, the --bgzf writer) and ISA-L
+# (the gzip stream from an access point) where each links, CODECS=libdeflate
+# or CODECS=isal insists on that one (and takes the other where it links),
+# CODECS=zlib builds without either.  Each build directory keeps the choice
 # it was built with ($(B)/codecs), and rebuilds the core when it changes.
 CODECS ?= auto
 LIBDEFLATE_LINKS := $(shell printf '\043include <libdeflate.h>\nint main(void) { return !libdeflate_alloc_decompressor(); }\n' | \
     $(CC) -x c - -ldeflate -o /dev/null 2>/dev/null && echo yes)
-ifeq ($(CODECS),zlib)
-CODEC_LIBS =
-else ifeq ($(CODECS)$(LIBDEFLATE_LINKS),libdeflate)
+ISAL_LINKS := $(shell printf '\043include <isa-l/igzip_lib.h>\nint main(void) { struct inflate_state s; isal_inflate_init(&s); return 0; }\n' | \
+    $(CC) -x c - -lisal -o /dev/null 2>/dev/null && echo yes)
+ifeq ($(CODECS)$(LIBDEFLATE_LINKS),libdeflate)
 $(error CODECS=libdeflate: libdeflate does not link here (Debian: libdeflate-dev))
-else ifeq ($(LIBDEFLATE_LINKS),yes)
-CODEC_LIBS = -ldeflate
 endif
-CODEC_FLAGS = $(if $(CODEC_LIBS),-DDX_HAVE_LIBDEFLATE)
+ifeq ($(CODECS)$(ISAL_LINKS),isal)
+$(error CODECS=isal: ISA-L does not link here (Debian: libisal-dev))
+endif
+ifneq ($(CODECS),zlib)
+CODEC_LIBS = $(strip $(if $(LIBDEFLATE_LINKS),-ldeflate) $(if $(ISAL_LINKS),-lisal))
+endif
+CODEC_FLAGS = $(if $(findstring -ldeflate,$(CODEC_LIBS)),-DDX_HAVE_LIBDEFLATE) \
+              $(if $(findstring -lisal,$(CODEC_LIBS)),-DDX_HAVE_ISAL)
 CORE_LIBS += $(CODEC_LIBS)
 
 # The library's version, from docdex.h; the soname changes with MAJOR.
@@ -400,6 +407,6 @@ clean:
 	rm -rf bench/study/__pycache__
 
 .PHONY: all unit replay check check-zlib fuzz fuzz-run asan tsan valgrind demo bench install uninstall clean \
-        python python-check study bench-python bench-scale
+        python python-check study bench-python bench-scale FORCE
 .SUFFIXES:
 .SECONDARY:

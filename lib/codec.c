@@ -1,6 +1,7 @@
 /* codec.c: whole-buffer DEFLATE and CRC32 through libdeflate or zlib (see
  * codec.h). */
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
@@ -8,40 +9,71 @@
 #ifdef DX_HAVE_LIBDEFLATE
 #include <libdeflate.h>
 #endif
+#ifdef DX_HAVE_ISAL
+#include <isa-l.h>
+#endif
 
 #include "codec.h"
 #include "docdex.h"
 
-#ifdef DX_HAVE_LIBDEFLATE
-static int libdeflate_wanted;
+/* DOCDEX_CODEC=zlib turns the faster codecs off, for every stream. */
+static int zlib_only;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
 static void decide(void)
 {
 	const char *v = getenv("DOCDEX_CODEC");
-	libdeflate_wanted = !(v && strcmp(v, "zlib") == 0);
+	zlib_only = v && strcmp(v, "zlib") == 0;
 }
 
 int dx__libdeflate_on(void)
 {
+#ifdef DX_HAVE_LIBDEFLATE
 	pthread_once(&once, decide);
-	return libdeflate_wanted;
-}
+	return !zlib_only;
 #else
-int dx__libdeflate_on(void)
-{
 	return 0;
-}
 #endif
+}
+
+int dx__isal_on(void)
+{
+#ifdef DX_HAVE_ISAL
+	pthread_once(&once, decide);
+	return !zlib_only;
+#else
+	return 0;
+#endif
+}
+
+/* "libdeflate 1.14, ISA-L 2.30.0" (what the build has besides zlib), or
+ * what serves instead under DOCDEX_CODEC=zlib. */
+static char codecs_text[160];
+static pthread_once_t described = PTHREAD_ONCE_INIT;
+
+static void describe(void)
+{
+	char built[96] = "";
+#ifdef DX_HAVE_LIBDEFLATE
+	snprintf(built, sizeof built, "libdeflate %s", LIBDEFLATE_VERSION_STRING);
+#endif
+#ifdef DX_HAVE_ISAL
+	size_t n = strlen(built);
+	snprintf(built + n, sizeof built - n, "%sISA-L %d.%d.%d", n ? ", " : "", ISAL_MAJOR_VERSION,
+	         ISAL_MINOR_VERSION, ISAL_PATCH_VERSION);
+#endif
+	if (!built[0])
+		snprintf(codecs_text, sizeof codecs_text, "zlib");
+	else if (!dx__libdeflate_on() && !dx__isal_on())
+		snprintf(codecs_text, sizeof codecs_text, "zlib (DOCDEX_CODEC=zlib; built with %s)", built);
+	else
+		snprintf(codecs_text, sizeof codecs_text, "%s", built);
+}
 
 const char *dx_codecs(void)
 {
-#ifdef DX_HAVE_LIBDEFLATE
-	return dx__libdeflate_on() ? "libdeflate " LIBDEFLATE_VERSION_STRING
-	                           : "zlib (DOCDEX_CODEC=zlib; built with libdeflate " LIBDEFLATE_VERSION_STRING ")";
-#else
-	return "zlib";
-#endif
+	pthread_once(&described, describe);
+	return codecs_text;
 }
 
 uint32_t dx__crc32(uint32_t crc, const void *p, uint64_t n)
@@ -102,6 +134,90 @@ int dx__inflate_whole(dx_inflater *d, const void *in, size_t in_len, void *out, 
 {
 	(void)d, (void)in, (void)in_len, (void)out, (void)out_len;
 	return -1;
+}
+#endif
+
+#ifdef DX_HAVE_ISAL
+struct dx_raw {
+	struct inflate_state st;
+};
+
+dx_raw *dx__raw_new(void)
+{
+	return dx__isal_on() ? malloc(sizeof(dx_raw)) : NULL;
+}
+
+void dx__raw_free(dx_raw *r)
+{
+	free(r);
+}
+
+int dx__raw_start(dx_raw *r, const unsigned char *dict, size_t dict_len, unsigned bits,
+                  unsigned char byte)
+{
+	isal_inflate_init(&r->st);
+	r->st.crc_flag = ISAL_DEFLATE;
+	if (dict_len && isal_inflate_set_dict(&r->st, (uint8_t *)dict, (uint32_t)dict_len) != COMP_OK)
+		return -1;
+	/* The point's first bits are the high bits of the byte before its
+	 * first whole byte: handed over as bits already read in, as zlib's
+	 * inflatePrime takes them. */
+	r->st.read_in = bits ? (uint64_t)(byte >> (8 - bits)) : 0;
+	r->st.read_in_length = (int32_t)bits;
+	return 0;
+}
+
+int dx__raw_run(dx_raw *r, const unsigned char **in, size_t *avail_in, unsigned char *out,
+                size_t *avail_out)
+{
+	uint32_t in_n = *avail_in > UINT32_MAX ? UINT32_MAX : (uint32_t)*avail_in;
+	uint32_t out_n = *avail_out > UINT32_MAX ? UINT32_MAX : (uint32_t)*avail_out;
+	r->st.next_in = (uint8_t *)*in;
+	r->st.avail_in = in_n;
+	r->st.next_out = out;
+	r->st.avail_out = out_n;
+	int rc = isal_inflate(&r->st);
+	*in += in_n - r->st.avail_in;
+	*avail_in -= in_n - r->st.avail_in;
+	*avail_out -= out_n - r->st.avail_out;
+	if (rc < 0)
+		return -1;
+	return r->st.block_state == ISAL_BLOCK_FINISH;
+}
+
+size_t dx__raw_unused(const dx_raw *r)
+{
+	return r->st.read_in_length > 0 ? (size_t)r->st.read_in_length / 8 : 0;
+}
+#else
+dx_raw *dx__raw_new(void)
+{
+	return NULL;
+}
+
+void dx__raw_free(dx_raw *r)
+{
+	(void)r;
+}
+
+int dx__raw_start(dx_raw *r, const unsigned char *dict, size_t dict_len, unsigned bits,
+                  unsigned char byte)
+{
+	(void)r, (void)dict, (void)dict_len, (void)bits, (void)byte;
+	return -1;
+}
+
+int dx__raw_run(dx_raw *r, const unsigned char **in, size_t *avail_in, unsigned char *out,
+                size_t *avail_out)
+{
+	(void)r, (void)in, (void)avail_in, (void)out, (void)avail_out;
+	return -1;
+}
+
+size_t dx__raw_unused(const dx_raw *r)
+{
+	(void)r;
+	return 0;
 }
 #endif
 

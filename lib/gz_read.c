@@ -38,7 +38,9 @@ int dx__gzsrc_open(dx_gzsrc *g, int fd, const char *path, uint64_t csize, uint64
 	g->skip = malloc(SKIP_SIZE);
 	g->blocks = dx__inflater_new();
 	g->blk = g->blocks ? malloc(DX_BGZF_MAX) : NULL;
+	g->fast = dx__raw_new();
 	if (!g->in || !g->window || !g->skip || (dx__libdeflate_on() && !(g->blocks && g->blk)) ||
+	    (dx__isal_on() && !g->fast) ||
 	    inflateInit2(&g->z, -15) != Z_OK) {
 		dx__gzsrc_close(g);
 		return dx__fail_nomem(err);
@@ -56,6 +58,7 @@ void dx__gzsrc_close(dx_gzsrc *g)
 	free(g->skip);
 	free(g->blk);
 	dx__inflater_free(g->blocks);
+	dx__raw_free(g->fast);
 	dx__buf_free(&g->out);
 	memset(g, 0, sizeof *g);
 }
@@ -123,6 +126,7 @@ static int member_at(dx_gzsrc *g, uint64_t off, dx_err *err)
 	if (r != 0)
 		return r < 0 ? r : 0;
 	g->in_block = 0;
+	g->in_fast = 0;
 	inflateReset2(&g->z, 15 + 16);
 	g->raw = 0;
 	return load(g, off, err);
@@ -148,6 +152,7 @@ static int start_at(dx_gzsrc *g, uint64_t i, dx_err *err)
 	const struct ddx_point *p = &g->pts[i];
 	g->live = 0;
 	g->in_block = 0;
+	g->in_fast = 0;
 	if (p->uoff > g->usize || p->window_len > DDX_WINDOW || p->bits > 7 ||
 	    (p->bits && p->coff == 0) || p->window_off > g->windows_size ||
 	    p->window_clen > g->windows_size - p->window_off)
@@ -175,15 +180,24 @@ static int start_at(dx_gzsrc *g, uint64_t i, dx_err *err)
 		g->raw = 1;
 		if (load(g, p->coff - (p->bits ? 1 : 0), err) < 0)
 			return err->code;
+		unsigned char byte = 0;
 		if (p->bits) {
 			if (g->z.avail_in == 0)
 				return damaged(g, err, "access point past the end of the file");
-			inflatePrime(&g->z, p->bits, g->z.next_in[0] >> (8 - p->bits));
+			byte = g->z.next_in[0];
 			g->z.next_in++;
 			g->z.avail_in--;
 		}
-		if (p->window_len)
-			inflateSetDictionary(&g->z, g->window, p->window_len);
+		if (g->fast) {
+			if (dx__raw_start(g->fast, g->window, p->window_len, p->bits, byte) < 0)
+				return damaged(g, err, "bad window");
+			g->in_fast = 1;
+		} else {
+			if (p->bits)
+				inflatePrime(&g->z, p->bits, byte >> (8 - p->bits));
+			if (p->window_len)
+				inflateSetDictionary(&g->z, g->window, p->window_len);
+		}
 	}
 	g->cur = p->uoff;
 	g->live = 1;
@@ -197,7 +211,9 @@ static int start_at(dx_gzsrc *g, uint64_t i, dx_err *err)
 static int next_member(dx_gzsrc *g, dx_err *err)
 {
 	uint64_t at = g->in_off + (uint64_t)(g->z.next_in - g->in);
-	if (g->raw)
+	if (g->in_fast)
+		at = at - dx__raw_unused(g->fast) + 8;
+	else if (g->raw)
 		at = at - (uint64_t)((g->z.data_type & 63) >> 3) + 8;
 	return member_at(g, at, err);
 }
@@ -219,6 +235,34 @@ static int64_t from_block(dx_gzsrc *g, unsigned char *dst, uint64_t n, dx_err *e
 	return (int64_t)step;
 }
 
+static int corrupt(dx_gzsrc *g, dx_err *err)
+{
+	g->live = 0;
+	return dx__fail(err, DX_EFORMAT, 0, g->path, "corrupt gzip data near compressed byte %llu",
+	                (unsigned long long)(g->in_off + (uint64_t)(g->z.next_in - g->in)));
+}
+
+/* Takes up to step bytes from the ISA-L stream (into dst unless NULL); at
+ * its end, moves to the member after it.  The bytes taken, or an error. */
+static int64_t from_fast(dx_gzsrc *g, unsigned char *dst, size_t step, dx_err *err)
+{
+	const unsigned char *in = g->z.next_in;
+	size_t avail = g->z.avail_in, room = step;
+	int r = dx__raw_run(g->fast, &in, &avail, dst ? dst : g->skip, &room);
+	size_t used = g->z.avail_in - avail, got = step - room;
+	g->z.next_in = (unsigned char *)in;
+	g->z.avail_in = (uInt)avail;
+	g->cur += got;
+	if (r < 0)
+		return corrupt(g, err);
+	if (r == 1 && next_member(g, err) < 0)
+		return err->code;
+	/* No progress: more input was needed, and there is none. */
+	if (r == 0 && got == 0 && used == 0)
+		return damaged(g, err, "record past the end of the compressed data");
+	return (int64_t)got;
+}
+
 /* Produces exactly n bytes into dst, or into the skip buffer when dst is NULL. */
 static int pump(dx_gzsrc *g, unsigned char *dst, uint64_t n, dx_err *err)
 {
@@ -237,6 +281,15 @@ static int pump(dx_gzsrc *g, unsigned char *dst, uint64_t n, dx_err *err)
 			return err->code;
 		uint64_t cap = dst ? 1u << 30 : SKIP_SIZE;
 		size_t step = (size_t)(n < cap ? n : cap);
+		if (g->in_fast) {
+			int64_t got = from_fast(g, dst, step, err);
+			if (got < 0)
+				return (int)got;
+			n -= (uint64_t)got;
+			if (dst)
+				dst += got;
+			continue;
+		}
 		g->z.next_out = dst ? dst : g->skip;
 		g->z.avail_out = (uInt)step;
 		uInt in_before = g->z.avail_in;
@@ -256,9 +309,7 @@ static int pump(dx_gzsrc *g, unsigned char *dst, uint64_t n, dx_err *err)
 			if (g->z.avail_in != 0 || in_before != 0 || g->in_off + g->in_len >= g->csize)
 				return damaged(g, err, "record past the end of the compressed data");
 		} else if (r != Z_OK && r != Z_BUF_ERROR) {
-			g->live = 0;
-			return dx__fail(err, DX_EFORMAT, 0, g->path, "corrupt gzip data near compressed byte %llu",
-			                (unsigned long long)(g->in_off + (uint64_t)(g->z.next_in - g->in)));
+			return corrupt(g, err);
 		}
 	}
 	return 0;
