@@ -17,6 +17,7 @@
 #include "docdex.h"
 
 /* DOCDEX_CODEC=zlib turns the faster codecs off, for every stream. */
+#if defined(DX_HAVE_LIBDEFLATE) || defined(DX_HAVE_ISAL)
 static int zlib_only;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
@@ -25,6 +26,7 @@ static void decide(void)
 	const char *v = getenv("DOCDEX_CODEC");
 	zlib_only = v && strcmp(v, "zlib") == 0;
 }
+#endif
 
 int dx__libdeflate_on(void)
 {
