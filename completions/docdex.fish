@@ -33,7 +33,8 @@ complete -c docdex -n '__fish_seen_subcommand_from index' -l level -x -a '1\t"fa
 complete -c docdex -n '__fish_seen_subcommand_from index' -s @ -l threads -x -d 'BGZF: threads compressing blocks (default 1)'
 complete -c docdex -n '__fish_seen_subcommand_from index' -l stats -d 'print what an index holds, as TAB-separated lines'
 complete -c docdex -n '__fish_seen_subcommand_from index' -l verify -d 'check the index against its corpus'
-complete -c docdex -n '__fish_seen_subcommand_from index' -s q -l quiet -d 'no progress bar'
+complete -c docdex -n '__fish_seen_subcommand_from index' -s f -l force -d 'replace an existing output that is not a docdex index'
+complete -c docdex -n '__fish_seen_subcommand_from index' -s q -l quiet -d 'no progress bar and no summary line'
 complete -c docdex -n '__fish_seen_subcommand_from index' -s h -l help -d 'show the usage and options'
 
 # Whether no corpus or index was given yet to the command $argv[1]: no
