@@ -2,10 +2,12 @@
  * (see cli.h). */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -87,6 +89,36 @@ int cli_check_output(const char *cmd, const char *output, const char *const *inp
 	if (!same)
 		return 0;
 	cli_error(cmd, "the output would replace a file this command reads", output);
+	return EXIT_FAIL;
+}
+
+/* The first bytes of every docdex index, as docdex-index(5) documents
+ * them: what tells an index docdex wrote from any other file. */
+static const unsigned char index_magic[8] = { 0x89, 'D', 'D', 'X', '\r', '\n', 0x1a, '\n' };
+
+static int is_docdex_index(const char *path)
+{
+	unsigned char head[sizeof index_magic];
+	/* Non-blocking: the file was a regular one when stat looked, but a
+	 * FIFO put there since must not hang us. */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return 0;
+	ssize_t n = read(fd, head, sizeof head);
+	close(fd);
+	return n == (ssize_t)sizeof head && memcmp(head, index_magic, sizeof head) == 0;
+}
+
+int cli_check_replace(const char *cmd, const char *output, int force, int index_ok)
+{
+	struct stat st;
+	if (force || !output || stat(output, &st) < 0 || !S_ISREG(st.st_mode))
+		return 0;
+	if (index_ok && is_docdex_index(output))
+		return 0;
+	cli_error(cmd, index_ok ? "output exists and is not a docdex index, give --force to replace it"
+	                        : "output exists, give --force to replace it",
+	          output);
 	return EXIT_FAIL;
 }
 
@@ -181,10 +213,9 @@ int progress_update(void *ctx, uint64_t done, uint64_t total)
 
 void progress_done(progress *p, const char *summary)
 {
-	if (!p->shown)
-		return;
 	/* Carriage return and erase-line: no colour, so NO_COLOR has nothing to turn off. */
-	fprintf(stderr, "\r\033[K");
-	if (summary)
+	if (p->shown)
+		fprintf(stderr, "\r\033[K");
+	if (summary && p->enabled)
 		fprintf(stderr, "%s\n", summary);
 }

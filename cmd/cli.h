@@ -50,6 +50,17 @@ void cli_output_error(const char *cmd, int sys) __attribute__((cold));
 int cli_check_output(const char *cmd, const char *output, const char *const *inputs, size_t n,
                      const dx_corpus *c);
 
+/* Refuses, unless force, to replace a regular file that exists at output
+ * (through a link, the file it points to), as gzip and bgzip refuse to:
+ * "docdex index --bgzf out.gz in.tsv" with the two names swapped would
+ * otherwise lose a file without a word.  With index_ok, a docdex index
+ * there (a file that starts with the index magic) is replaced as before,
+ * since rebuilding an index over the old one is the usual way to refresh
+ * it.  A path that does not exist, or is no regular file (a device, a
+ * FIFO: written through, never replaced), passes.  Returns 0, or says so
+ * in one line and returns EXIT_FAIL. */
+int cli_check_replace(const char *cmd, const char *output, int force, int index_ok);
+
 /* Parses a non-negative decimal integer, all of s; 0 or -1. */
 int cli_parse_u64(const char *s, uint64_t *v);
 /* The same with an optional K, M or G suffix (powers of 1024). */
@@ -76,7 +87,9 @@ typedef struct progress {
 void progress_init(progress *p, const char *label, int quiet);
 /* A dx_progress_fn: draws the bar; returns 1 once the process was interrupted. */
 int progress_update(void *ctx, uint64_t done, uint64_t total);
-/* Clears the bar, leaving a last line with the summary when it was shown. */
+/* Clears the bar, if it was drawn, and writes the summary (when not NULL)
+ * as a last line wherever a bar could be drawn: stderr a terminal and not
+ * quiet, however short the work was. */
 void progress_done(progress *p, const char *summary);
 
 #endif

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -41,7 +42,9 @@ static const char usage[] =
 	"      --stats              print what an index holds, as TAB-separated lines\n"
 	"      --verify             check every section's checksum, then re-read the\n"
 	"                           corpus and check every record against the index\n"
-	"  -q, --quiet              no progress bar\n"
+	"  -f, --force              replace an existing output that is not a docdex\n"
+	"                           index (an index is replaced without it)\n"
+	"  -q, --quiet              no progress bar and no summary line\n"
 	"  -h, --help               show this help\n";
 
 enum { OPT_ID_COLUMN = OPT_OWN, OPT_ID_FIELD, OPT_COLUMNS, OPT_DUPLICATES, OPT_SKIP_BAD, OPT_STATS,
@@ -65,6 +68,7 @@ static const struct option options[] = {
 	{ "stats", no_argument, NULL, OPT_STATS },
 	{ "verify", no_argument, NULL, OPT_VERIFY },
 	{ "quiet", no_argument, NULL, 'q' },
+	OPTION_FORCE,
 	OPTION_HELP,
 	OPTION_END,
 };
@@ -77,7 +81,7 @@ typedef struct index_args {
 	const char *bgzf;
 	int level;
 	dx_build_opts build;
-	int stats, verify, quiet;
+	int stats, verify, quiet, force;
 } index_args;
 
 /* Whether a source file is still the one indexed. */
@@ -101,7 +105,11 @@ static int show_stats(const char *arg)
 	}
 	dx_index *ix = dx_index_open(path, &err);
 	if (!ix) {
-		cli_lib_error("index", &err);
+		/* A corpus not indexed yet: worded as get and --verify word it. */
+		if (err.sys == ENOENT && strcmp(path, arg) != 0)
+			cli_error("index", "no index, build it with docdex index", path);
+		else
+			cli_lib_error("index", &err);
 		return EXIT_FAIL;
 	}
 	dx_index_info in;
@@ -206,41 +214,65 @@ static dx_build_opts with_progress(const index_args *a, progress *p, const char 
 }
 
 /* --bgzf: the corpus rewritten in blocks, to be indexed next. */
-static int rewrite_bgzf(index_args *a, const char *file)
+static int rewrite_bgzf(index_args *a, const char *file, dx_bgzf_report *rep)
 {
 	progress p;
 	dx_build_opts opts = with_progress(a, &p, "rewriting as BGZF");
-	dx_bgzf_report rep;
 	dx_err err = { 0 };
-	int rc = dx_bgzf_write(file, a->bgzf, &opts, a->level ? a->level : 9, &rep, &err);
+	int rc = dx_bgzf_write(file, a->bgzf, &opts, a->level ? a->level : 9, rep, &err);
 	progress_done(&p, NULL);
 	if (rc < 0)
 		return cli_lib_failure("index", rc, &err);
-	if (rep.warning[0])
-		cli_error("index", rep.warning, rep.warning_file);
+	if (rep->warning[0])
+		cli_error("index", rep->warning, rep->warning_file);
 	return EXIT_OK;
 }
 
-static int build(const index_args *a, int nfiles, char **files)
+/* Where the index goes: -o, else beside the first file (the BGZF copy
+ * with --bgzf).  Returns 0, or EXIT_USAGE for a path too long. */
+static int index_path(const index_args *a, const char *first, char *path, size_t pathsz)
+{
+	if (a->output)
+		snprintf(path, pathsz, "%s", a->output);
+	else if ((size_t)snprintf(path, pathsz, "%s.ddx", a->bgzf ? a->bgzf : first) >= pathsz)
+		return cli_usage_error("index", "path too long", a->bgzf ? a->bgzf : first);
+	return 0;
+}
+
+/* Builds the index of files; bgzf, when they are the copy --bgzf made of
+ * src, has the summary say so too. */
+static int build(const index_args *a, int nfiles, char **files, const char *src,
+                 const dx_bgzf_report *bgzf)
 {
 	char out_path[4096];
-	if (a->output)
-		snprintf(out_path, sizeof out_path, "%s", a->output);
-	else if ((size_t)snprintf(out_path, sizeof out_path, "%s.ddx", files[0]) >= sizeof out_path)
-		return cli_usage_error("index", "path too long", files[0]);
+	int rc = index_path(a, files[0], out_path, sizeof out_path);
+	if (rc)
+		return rc;
 	progress p;
 	dx_build_opts opts = with_progress(a, &p, "indexing");
 	dx_build_report rep;
 	dx_err err = { 0 };
-	int rc = dx_index_build((const char *const *)files, (size_t)nfiles, out_path, &opts, &rep, &err);
+	rc = dx_index_build((const char *const *)files, (size_t)nfiles, out_path, &opts, &rep, &err);
 	if (rc < 0) {
 		progress_done(&p, NULL);
 		return cli_lib_failure("index", rc, &err);
 	}
-	char summary[4400], sz[32], isz[32];
-	snprintf(summary, sizeof summary, "indexed %llu records (%s) into %s (%s)",
-	         (unsigned long long)rep.records, dx_format_bytes(rep.bytes, sz, sizeof sz), out_path,
-	         dx_format_bytes(rep.index_size, isz, sizeof isz));
+	/* One line, on a terminal only (progress_done): "indexed 8841823
+	 * records (2.9 GiB) into collection.tsv.ddx (67.5 MiB)", preceded
+	 * with --bgzf by what the copy became. */
+	char summary[9000], sz[32], isz[32], bsz[32];
+	const char *plural = rep.records == 1 ? "" : "s";
+	dx_format_bytes(rep.index_size, isz, sizeof isz);
+	if (bgzf)
+		snprintf(summary, sizeof summary,
+		         "rewrote %s (%s) as BGZF into %s (%s) and indexed %llu record%s into %s (%s)", src,
+		         dx_format_bytes(bgzf->bytes_in, sz, sizeof sz), files[0],
+		         dx_format_bytes(bgzf->bytes_out, bsz, sizeof bsz), (unsigned long long)rep.records,
+		         plural, out_path, isz);
+	else
+		snprintf(summary, sizeof summary, "indexed %llu record%s (%s) into %s (%s)",
+		         (unsigned long long)rep.records, plural, dx_format_bytes(rep.bytes, sz, sizeof sz),
+		         out_path, isz);
 	progress_done(&p, summary);
 	/* What was left out is worth a line even without a terminal. */
 	if (rep.warning[0])
@@ -268,7 +300,7 @@ int cmd_index(int argc, char **argv)
 	uint64_t v;
 	int c, rc;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, ":o:qh@:", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":o:fqh@:", options, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			a.output = optarg;
@@ -330,6 +362,9 @@ int cmd_index(int argc, char **argv)
 		case 'q':
 			a.quiet = 1;
 			break;
+		case 'f':
+			a.force = 1;
+			break;
 		case 'h':
 			fputs(usage, stdout);
 			return EXIT_OK;
@@ -360,14 +395,33 @@ int cmd_index(int argc, char **argv)
 	for (int i = 0; i < nfiles; i++)
 		if (strcmp(files[i], "-") == 0)
 			return cli_usage_error("index", "cannot index stdin, give a file", "-");
-	/* The index of a --bgzf copy must not replace the file it was made from. */
+	/* A directory named where a corpus file goes: said as get says it. */
+	for (int i = 0; i < nfiles; i++) {
+		struct stat st;
+		if (stat(files[i], &st) == 0 && S_ISDIR(st.st_mode)) {
+			cli_error("index", "a directory, not a corpus file", files[i]);
+			return EXIT_FAIL;
+		}
+	}
+	/* The index of a --bgzf copy must not replace the file it was made
+	 * from; --force does not change that. */
 	if (cli_check_output("index", a.output, (const char *const *)files, (size_t)nfiles, NULL) != EXIT_OK)
 		return EXIT_FAIL;
-	if (a.bgzf) {
-		rc = rewrite_bgzf(&a, files[0]);
-		if (rc != EXIT_OK)
-			return rc;
-		files = (char **)&a.bgzf;
+	if (a.bgzf && dx_same_file(a.bgzf, files[0])) {
+		cli_error("index", "the BGZF output is the input file", a.bgzf);
+		return EXIT_FAIL;
 	}
-	return build(&a, nfiles, files);
+	/* Both outputs are checked before either is written. */
+	char out_path[4096];
+	if ((rc = index_path(&a, files[0], out_path, sizeof out_path)))
+		return rc;
+	if (cli_check_replace("index", a.bgzf, a.force, 0) != EXIT_OK ||
+	    cli_check_replace("index", out_path, a.force, 1) != EXIT_OK)
+		return EXIT_FAIL;
+	if (!a.bgzf)
+		return build(&a, nfiles, files, NULL, NULL);
+	dx_bgzf_report rep;
+	if ((rc = rewrite_bgzf(&a, files[0], &rep)) != EXIT_OK)
+		return rc;
+	return build(&a, nfiles, (char **)&a.bgzf, files[0], &rep);
 }

@@ -27,9 +27,14 @@ static const struct subcommand {
 
 #define NCOMMANDS (sizeof commands / sizeof *commands)
 
+/* The options that come before a command, for the hint to a misspelt one. */
+static const char *const global_options[] = { "--version", "--help" };
+
+#define NGLOBAL (sizeof global_options / sizeof *global_options)
+
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: docdex [--version] [--help] COMMAND [ARGS]\n\n"
+	fprintf(f, "usage: docdex [-V | --version] [-h | --help] COMMAND [ARGS]\n\n"
 	           "Index IR corpora (MS MARCO, BEIR, TREC; plain, gzip or BGZF files)\n"
 	           "and serve documents out of them.\n\ncommands:\n");
 	for (size_t i = 0; i < NCOMMANDS; i++)
@@ -82,6 +87,11 @@ static int unknown(const char *name)
 			best = commands[i].name;
 		}
 	}
+	/* "docdex version", as some tools spell it, is the option --version:
+	 * a global option's name without its dashes is pointed to it. */
+	for (size_t i = 0; i < NGLOBAL && !best; i++)
+		if (distance(name, global_options[i] + 2) < 3)
+			best = global_options[i];
 	if (best)
 		fprintf(stderr, "docdex: '%s' is not a docdex command, did you mean '%s'? (see docdex --help)\n",
 		        dx_escape(name, strlen(name), shown, sizeof shown), best);
@@ -91,10 +101,45 @@ static int unknown(const char *name)
 	return EXIT_USAGE;
 }
 
+/* An unknown option before the command, with the global option closest to
+ * it ("--verison"), as unknown() does for a command. */
+static int unknown_option(const char *name)
+{
+	char shown[CLI_SUBJECT_MAX];
+	const char *best = NULL;
+	size_t bd = 3;
+	for (size_t i = 0; i < NGLOBAL; i++) {
+		size_t d = distance(name, global_options[i]);
+		if (d < bd) {
+			bd = d;
+			best = global_options[i];
+		}
+	}
+	dx_escape(name, strlen(name), shown, sizeof shown);
+	if (best)
+		fprintf(stderr, "docdex: unknown option: '%s', did you mean '%s'? (see docdex --help)\n",
+		        shown, best);
+	else
+		fprintf(stderr, "docdex: unknown option: '%s' (see docdex --help)\n", shown);
+	return EXIT_USAGE;
+}
+
+static const char help_usage[] =
+	"usage: docdex help [COMMAND]\n"
+	"\n"
+	"Without COMMAND, show the usage of docdex and its commands; with one,\n"
+	"show that command's usage and options, as 'docdex COMMAND --help' does.\n";
+
 static int help(int argc, char **argv)
 {
 	if (argc < 2) {
 		usage(stdout);
+		return EXIT_OK;
+	}
+	/* "docdex help help", which completion offers, is the help's own usage. */
+	if (strcmp(argv[1], "help") == 0 || strcmp(argv[1], "--help") == 0 ||
+	    strcmp(argv[1], "-h") == 0) {
+		fputs(help_usage, stdout);
 		return EXIT_OK;
 	}
 	const struct subcommand *c = find(argv[1]);
@@ -171,16 +216,13 @@ int main(int argc, char **argv)
 		return help(1, argv);
 	if (strcmp(name, "help") == 0)
 		return help(argc - 1, argv + 1);
-	if (strcmp(name, "--version") == 0) {
+	/* -V as zstd, xz, gzip and bzip2 spell it (-v is verbose there). */
+	if (strcmp(name, "--version") == 0 || strcmp(name, "-V") == 0) {
 		print_version(stdout);
 		return EXIT_OK;
 	}
-	if (name[0] == '-') {
-		char shown[CLI_SUBJECT_MAX];
-		fprintf(stderr, "docdex: unknown option: '%s' (see docdex --help)\n",
-		        dx_escape(name, strlen(name), shown, sizeof shown));
-		return EXIT_USAGE;
-	}
+	if (name[0] == '-')
+		return unknown_option(name);
 	const struct subcommand *c = find(name);
 	if (!c)
 		return unknown(name);

@@ -1,9 +1,9 @@
 /*
  * options.h: the options that several commands take, declared and read in
  * one place, so that each means and says the same everywhere: -o/--output
- * (index, sample, bench, pin-test), --format (all five, each with its own
- * names), --seed (get, sample, bench, pin-test) and --access (get,
- * sample).  A command lists them
+ * (index, sample, bench, pin-test), -f/--force (index), --format (all
+ * five, each with its own names), --seed (get, sample, bench, pin-test)
+ * and --access (get, sample).  A command lists them
  * in its getopt_long table with the OPTION_* entries and reads their
  * values with opt_*; its own options take ids from OPT_OWN.
  */
@@ -19,6 +19,8 @@ enum { OPT_FORMAT = 256, OPT_SEED, OPT_ACCESS, OPT_OWN };
 #define OPTION_FORMAT { "format", required_argument, NULL, OPT_FORMAT }
 #define OPTION_SEED { "seed", required_argument, NULL, OPT_SEED }
 #define OPTION_ACCESS { "access", required_argument, NULL, OPT_ACCESS }
+/* -f/--force: replace an existing output (see cli_check_replace). */
+#define OPTION_FORCE { "force", no_argument, NULL, 'f' }
 #define OPTION_HELP { "help", no_argument, NULL, 'h' }
 #define OPTION_END { NULL, 0, NULL, 0 }
 

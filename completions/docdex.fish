@@ -13,10 +13,16 @@ complete -c docdex -n "not __fish_seen_subcommand_from $docdex_commands" -a benc
 complete -c docdex -n "not __fish_seen_subcommand_from $docdex_commands" -a pin-test -d 'what pinned memory, workers and a RAM disk do for loading'
 complete -c docdex -n "not __fish_seen_subcommand_from $docdex_commands" -a help -d 'show the usage of docdex or of a command'
 complete -c docdex -n "not __fish_seen_subcommand_from $docdex_commands" -s h -l help -d 'show the usage and the list of commands'
-complete -c docdex -n "not __fish_seen_subcommand_from $docdex_commands" -l version -d 'show the version and how docdex was built'
+complete -c docdex -n "not __fish_seen_subcommand_from $docdex_commands" -s V -l version -d 'show the version and how docdex was built'
 
-# docdex help COMMAND
-complete -c docdex -n '__fish_seen_subcommand_from help; and test (count (commandline -opc)) -eq 2' -a 'index get sample bench pin-test' -d 'command'
+# docdex help COMMAND, each with what it does.
+set -l docdex_help_arg '__fish_seen_subcommand_from help; and test (count (commandline -opc)) -eq 2'
+complete -c docdex -n $docdex_help_arg -a index -d 'build an index over corpus files (or show or verify one)'
+complete -c docdex -n $docdex_help_arg -a get -d 'print documents by id, by position or at random'
+complete -c docdex -n $docdex_help_arg -a sample -d 'training triples from queries, qrels and runs'
+complete -c docdex -n $docdex_help_arg -a bench -d 'throughput and memory of the loading strategies'
+complete -c docdex -n $docdex_help_arg -a pin-test -d 'what pinned memory, workers and a RAM disk do for loading'
+complete -c docdex -n $docdex_help_arg -a help -d 'show the usage of docdex or of a command'
 
 # docdex index: corpus files (or an index, with --stats and --verify).
 complete -c docdex -n '__fish_seen_subcommand_from index' -F
@@ -33,7 +39,8 @@ complete -c docdex -n '__fish_seen_subcommand_from index' -l level -x -a '1\t"fa
 complete -c docdex -n '__fish_seen_subcommand_from index' -s @ -l threads -x -d 'BGZF: threads compressing blocks (default 1)'
 complete -c docdex -n '__fish_seen_subcommand_from index' -l stats -d 'print what an index holds, as TAB-separated lines'
 complete -c docdex -n '__fish_seen_subcommand_from index' -l verify -d 'check the index against its corpus'
-complete -c docdex -n '__fish_seen_subcommand_from index' -s q -l quiet -d 'no progress bar'
+complete -c docdex -n '__fish_seen_subcommand_from index' -s f -l force -d 'replace an existing output that is not a docdex index'
+complete -c docdex -n '__fish_seen_subcommand_from index' -s q -l quiet -d 'no progress bar and no summary line'
 complete -c docdex -n '__fish_seen_subcommand_from index' -s h -l help -d 'show the usage and options'
 
 # Whether no corpus or index was given yet to the command $argv[1]: no

@@ -22,6 +22,58 @@ load helpers
 	fi
 }
 
+@test "-V is --version, and near misses of the global options are pointed to them" {
+	run --separate-stderr dx --version
+	local want=$output
+	run --separate-stderr dx -V
+	status_is 0
+	equals "$output" "$want"
+	equals "$stderr" ""
+	run --separate-stderr dx --verison
+	status_is 2
+	equals "$output" ""
+	equals "$stderr" "docdex: unknown option: '--verison', did you mean '--version'? (see docdex --help)"
+	run --separate-stderr dx --hlep
+	status_is 2
+	equals "$stderr" "docdex: unknown option: '--hlep', did you mean '--help'? (see docdex --help)"
+	run --separate-stderr dx version
+	status_is 2
+	equals "$stderr" "docdex: 'version' is not a docdex command, did you mean '--version'? (see docdex --help)"
+	run --separate-stderr dx -x
+	status_is 2
+	equals "$stderr" "docdex: unknown option: '-x' (see docdex --help)"
+	run --separate-stderr dx --frobnicate
+	status_is 2
+	equals "$stderr" "docdex: unknown option: '--frobnicate' (see docdex --help)"
+	# The man page and the three completions offer -V too.
+	local dir=$BATS_TEST_DIRNAME/..
+	grep -q '^\\fB\\-V\\fR, \\fB\\-\\-version\\fR$' "$dir/man/docdex.1"
+	grep -q 'local global_opts=".* -V --version' "$dir/completions/docdex.bash"
+	grep -q "{-V,--version}'\[show the version" "$dir/completions/_docdex"
+	grep -q -- "-s V -l version -d 'show the version" "$dir/completions/docdex.fish"
+}
+
+@test "help help shows the usage of help, which every completion offers with a description" {
+	run --separate-stderr dx help help
+	status_is 0
+	equals "$stderr" ""
+	equals "${lines[0]}" "usage: docdex help [COMMAND]"
+	local want=$output
+	run --separate-stderr dx help --help
+	status_is 0
+	equals "$output" "$want"
+	# fish: after "docdex help", each command with the summary that
+	# docdex --help gives it, and help with its own.
+	local fish=$BATS_TEST_DIRNAME/../completions/docdex.fish name summary n=0
+	! grep -q "help.*-d 'command'" "$fish"
+	while read -r name summary; do
+		grep -qF -- "-n \$docdex_help_arg -a $name -d '$summary'" "$fish"
+		n=$((n + 1))
+	done < <(dx --help | sed -n 's/^  \([a-z-]*\)  *\(.*\)$/\1 \2/p')
+	equals "$n" 5
+	grep -qF -- "-n \$docdex_help_arg -a help -d 'show the usage of docdex or of a command'" "$fish"
+}
+
 @test "docdex --help lists every command; no arguments is a usage error" {
 	run --separate-stderr dx --help
 	status_is 0

@@ -166,7 +166,7 @@ killed_after() {
 		delay=$(seconds $((us * pct / 100)))
 		cp -p old.gz d/out.gz
 		cp -p old.ddx d/out.gz.ddx
-		killed_after "$delay" index -q --bgzf d/out.gz --level 1 d/c.tsv
+		killed_after "$delay" index -q -f --bgzf d/out.gz --level 1 d/c.tsv
 		equals "$(files_in d)" "$all" || fail "killed after $delay s: files in d/ above"
 		if cmp -s d/out.gz old.gz; then
 			# Killed while rewriting: both as they were.
@@ -321,7 +321,7 @@ small_gzip_corpus() {
 	while IFS='|' read -r target line; do
 		local kib=8 args
 		case $target in
-		out/c.gz) args=(index -q --bgzf out/c.gz c.tsv) ;;
+		out/c.gz) args=(index -q -f --bgzf out/c.gz c.tsv) ;;
 		out/t.tsv) args=(sample --queries q.tsv --qrels qrels.txt --run run.txt --count 2000 -o out/t.tsv c.tsv) ;;
 		out/r.json) kib=1; args=(bench --strategies mmap "${quick[@]}" -q -o out/r.json c.tsv) ;;
 		out/p.svg) kib=1; args=(bench --strategies mmap "${quick[@]}" -q --plot out/p.svg c.tsv) ;;

@@ -229,7 +229,11 @@ WEB-0003	WEB-0003"
 	mkdir adir
 	run --separate-stderr dx index adir
 	status_is 1
-	equals "$stderr" "docdex index: not a regular file: 'adir'"
+	equals "$stderr" "docdex index: a directory, not a corpus file: 'adir'"
+	run --separate-stderr dx index --bgzf out.gz adir
+	status_is 1
+	equals "$stderr" "docdex index: a directory, not a corpus file: 'adir'"
+	[ ! -e out.gz ]
 	run --separate-stderr dx index -
 	status_is 2
 	touch empty.tsv
@@ -287,6 +291,56 @@ first.ddx"
 	rm msmarco-passage-toy.tsv
 	run dx index --stats msmarco-passage-toy.tsv.ddx
 	[[ $output == *$'\tmissing\tplain\t'* ]]
+}
+
+@test "a corpus without an index: --stats, --verify and get say it alike" {
+	printf '1\tone\n' > c.tsv
+	local want="no index, build it with docdex index: 'c.tsv.ddx'"
+	run --separate-stderr dx index --stats c.tsv
+	status_is 1
+	equals "$stderr" "docdex index: $want"
+	run --separate-stderr dx index --verify c.tsv
+	status_is 1
+	equals "$stderr" "docdex index: $want"
+	run --separate-stderr dx get c.tsv 1
+	status_is 1
+	equals "$stderr" "docdex get: $want"
+	# An index named that is missing is a file that cannot be opened.
+	run --separate-stderr dx index --stats gone.ddx
+	status_is 1
+	equals "$stderr" "docdex index: cannot open: 'gone.ddx': no such file or directory"
+}
+
+# Runs docdex with its standard streams on a terminal (script(1) makes
+# one), into $tty: what the terminal showed, CRs dropped.
+on_tty() {
+	local cmd="'$DOCDEX'" a
+	for a in "$@"; do
+		cmd+=" '$a'"
+	done
+	tty=$(script -qec "$cmd" /dev/null | tr -d '\r')
+}
+
+@test "a summary line on a terminal; nothing with -q or off a terminal" {
+	printf '1\tone\n2\ttwo\n' > c.tsv
+	on_tty index c.tsv
+	[[ $tty =~ ^indexed\ 2\ records\ \(12\ B\)\ into\ c\.tsv\.ddx\ \([0-9]+\ B\)$ ]]
+	on_tty index --bgzf c.gz c.tsv
+	[[ $tty =~ ^rewrote\ c\.tsv\ \(12\ B\)\ as\ BGZF\ into\ c\.gz\ \([0-9]+\ B\)\ and\ indexed\ 2\ records\ into\ c\.gz\.ddx\ \([0-9]+\ B\)$ ]]
+	on_tty index -q c.tsv
+	equals "$tty" ""
+	on_tty index --quiet -f --bgzf c.gz c.tsv
+	equals "$tty" ""
+	# A failure on a terminal: its one line, no summary.
+	on_tty index nope.tsv
+	equals "$tty" "docdex index: cannot open: 'nope.tsv': no such file or directory"
+	run --separate-stderr dx index c.tsv
+	status_is 0
+	equals "$stderr" ""
+	run --separate-stderr dx index -f --bgzf c.gz c.tsv
+	status_is 0
+	equals "$stderr" ""
+	equals "$output" ""
 }
 
 @test "--verify re-reads the corpus and finds what the fingerprint does not" {

@@ -51,7 +51,11 @@ two_docs() {
 	status_is 0
 	[ -L link ]
 	equals "$(cat target)" "$(printf 'query\tone\ttwo')"
+	# The triples there are no index: replaced with --force only.
 	run --separate-stderr dx index -q -o link c.tsv
+	status_is 1
+	equals "$(cat target)" "$(printf 'query\tone\ttwo')"
+	run --separate-stderr dx index -q --force -o link c.tsv
 	status_is 0
 	[ -L link ]
 	run --separate-stderr dx get target 2
@@ -119,6 +123,80 @@ two_docs() {
 	equals "$stderr" "docdex index: the index would replace a corpus file: 'c.gz'"
 	cmp c.tsv before
 	equals "$(ls -A | sort | tr '\n' ' ')" "before c.gz c.tsv hard soft "
+}
+
+@test "index replaces no existing file it did not write without --force: --bgzf, -o, CORPUS.ddx" {
+	mkdir w && cd w
+	# The cp-order slip: the output named first is a corpus.
+	printf '1\thello\n2\tworld\n' > victim.tsv
+	printf '7\tother\n' > other.tsv
+	cp victim.tsv victim.before
+	run --separate-stderr dx index --bgzf victim.tsv other.tsv
+	status_is 1
+	equals "$output" ""
+	equals "$stderr" "docdex index: output exists, give --force to replace it: 'victim.tsv'"
+	cmp victim.tsv victim.before
+	equals "$(ls -A | sort | tr '\n' ' ')" "other.tsv victim.before victim.tsv "
+	# -o, and the default CORPUS.ddx, holding something that is no index.
+	echo notes > notes.txt
+	run --separate-stderr dx index -o notes.txt other.tsv
+	status_is 1
+	equals "$stderr" "docdex index: output exists and is not a docdex index, give --force to replace it: 'notes.txt'"
+	equals "$(cat notes.txt)" notes
+	echo mine > other.tsv.ddx
+	run --separate-stderr dx index other.tsv
+	status_is 1
+	equals "$stderr" "docdex index: output exists and is not a docdex index, give --force to replace it: 'other.tsv.ddx'"
+	equals "$(cat other.tsv.ddx)" mine
+	# Through a link, the file it points to is what is checked.
+	ln -s notes.txt link
+	run --separate-stderr dx index -o link other.tsv
+	status_is 1
+	[ -L link ]
+	equals "$(cat notes.txt)" notes
+	# Both outputs of --bgzf are checked before either is written.
+	echo mine > new.gz.ddx
+	run --separate-stderr dx index --bgzf new.gz other.tsv
+	status_is 1
+	equals "$stderr" "docdex index: output exists and is not a docdex index, give --force to replace it: 'new.gz.ddx'"
+	[ ! -e new.gz ]
+	equals "$(cat new.gz.ddx)" mine
+	# --force replaces them.
+	run --separate-stderr dx index -f --bgzf victim.tsv other.tsv
+	status_is 0
+	equals "$(gzip -dc victim.tsv)" "$(cat other.tsv)"
+	equals "$(dx get victim.tsv 7)" "$(printf '7\tother')"
+	run --separate-stderr dx index --force -o link other.tsv
+	status_is 0
+	[ -L link ]
+	equals "$(dx get notes.txt 7)" "$(printf '7\tother')"
+	dx index -f other.tsv
+	equals "$(dx get other.tsv 7)" "$(printf '7\tother')"
+	# --force never lets an output replace an input.
+	run --separate-stderr dx index -f -o other.tsv other.tsv
+	status_is 1
+	equals "$stderr" "docdex index: the output would replace a file this command reads: 'other.tsv'"
+	equals "$(cat other.tsv)" "$(printf '7\tother')"
+	run --separate-stderr dx index -f --bgzf other.tsv other.tsv
+	status_is 1
+	equals "$(cat other.tsv)" "$(printf '7\tother')"
+}
+
+@test "an index docdex wrote is rebuilt over without --force, whichever corpus it indexed" {
+	two_docs
+	printf '7\tother\n' > other.tsv
+	dx index -q c.tsv
+	run --separate-stderr dx index c.tsv
+	status_is 0
+	equals "$stderr" ""
+	run --separate-stderr dx index -o c.tsv.ddx other.tsv
+	status_is 0
+	equals "$(dx get c.tsv.ddx 7)" "$(printf '7\tother')"
+	# An empty file there is no index.
+	: > empty.ddx
+	run --separate-stderr dx index -o empty.ddx c.tsv
+	status_is 1
+	[ ! -s empty.ddx ]
 }
 
 @test "CORPUS whose CORPUS.ddx indexes another file: refused, not served" {
