@@ -155,19 +155,29 @@ static void summary(const sampler_cli *x, const dx_sample_report *rep)
 		if (rep->problems[k] && n < sizeof line)
 			n += (size_t)snprintf(line + n, sizeof line - n, "%s%s: %llu (first: %s)", n ? ", " : "",
 			                      what[k], (unsigned long long)rep->problems[k], rep->first[k]);
-	if (rep->no_negative && n < sizeof line)
-		n += (size_t)snprintf(line + n, sizeof line - n, "%s(query, positive) pairs without a negative to draw: %llu",
-		                      n ? ", " : "", (unsigned long long)rep->no_negative);
 	if (n)
 		fprintf(stderr, "docdex sample: skipped: %s%s\n", line,
 		        x->strict ? "" : "; --strict stops at the first bad line");
 }
 
-/* An input shaped like another kind of file, one line each. */
+/* The library's warnings, one line each: an input shaped like another
+ * kind of file, pairs left out for want of a negative. */
 static void warnings(const dx_sample_report *rep)
 {
 	for (unsigned i = 0; i < rep->nwarnings && i < DX_SAMPLE_WARNINGS; i++)
 		cli_lib_error("sample", &rep->warning[i]);
+}
+
+/* Whether err is a file's shape, which a warning said already (the same
+ * file and line): then that is why nothing could be read from the file,
+ * and the error says it alone, without the warnings or the lines that the
+ * wrong reader counted as bad. */
+static int shape_error(const dx_err *err, const dx_sample_report *rep)
+{
+	for (unsigned i = 0; i < rep->nwarnings && i < DX_SAMPLE_WARNINGS; i++)
+		if (err->code == DX_EFORMAT && strcmp(err->subject, rep->warning[i].subject) == 0)
+			return 1;
+	return 0;
 }
 
 /*
@@ -574,11 +584,19 @@ static int open_sampler(sampler_cli *x, const sample_args *a)
 	 * signal interrupts (a FIFO, a pipe) fails with it. */
 	cli_catch_signals();
 	x->s = dx_sampler_open(x->c, &so, &x->err);
-	warnings(&rep);
-	if (x->s)
+	if (x->s) {
+		warnings(&rep);
 		return EXIT_OK;
-	if (x->err.code == DX_ECANCELED || cli_interrupted())
+	}
+	if (x->err.code == DX_ECANCELED || cli_interrupted()) {
+		warnings(&rep);
 		return interrupted(a->output);
+	}
+	if (shape_error(&x->err, &rep)) {
+		cli_lib_error("sample", &x->err);
+		return EXIT_FAIL;
+	}
+	warnings(&rep);
 	cli_lib_error("sample", &x->err);
 	summary(x, &rep);
 	return EXIT_FAIL;
@@ -619,6 +637,7 @@ static int write_triples(sampler_cli *x, const char *output)
 		status = interrupted(output);
 	} else if (r < 0) {
 		cli_lib_error("sample", &x->err);
+		x->shape_failed = shape_error(&x->err, dx_sampler_report(x->s));
 		status = EXIT_FAIL;
 	}
 	if (out_close(&x->o) < 0) {
@@ -656,7 +675,7 @@ static int write_output(sampler_cli *x, const sample_args *a)
 			status = EXIT_FAIL;
 		}
 	}
-	if (status != EXIT_INTERRUPTED)
+	if (status != EXIT_INTERRUPTED && !x->shape_failed)
 		summary(x, dx_sampler_report(x->s));
 	if (a->stats)
 		stats(x);

@@ -37,6 +37,8 @@ typedef struct sampler_cli {
 	uint64_t *pos;        /* batch * (1 + k) positions to read */
 	dx_record *recs;
 	uint64_t written;
+	int shape_failed;     /* the error was an input's shape, which says
+	                         why: no summary of the lines read wrongly */
 	int prefetch;         /* read the next batch ahead */
 	dx_triple *next;      /* that batch, drawn before this one is written */
 	uint64_t *next_neg;
