@@ -75,6 +75,7 @@ static const char usage[] =
 	"                           shaped like another kind of file, instead of\n"
 	"                           counting bad lines in a summary on stderr\n"
 	"      --stats              print what was read and written to stderr\n"
+	"  -q, --quiet              no progress bar\n"
 	"      --no-readahead       do not ask the kernel for the next batch's documents\n"
 	"                           while this one is written\n"
 	OPT_ACCESS_HELP
@@ -113,6 +114,7 @@ static const struct option options[] = {
 	{ "world-size", required_argument, NULL, OPT_WORLD_SIZE },
 	{ "strict", no_argument, NULL, OPT_STRICT },
 	{ "stats", no_argument, NULL, OPT_STATS },
+	{ "quiet", no_argument, NULL, 'q' },
 	{ "no-readahead", no_argument, NULL, OPT_NO_READAHEAD },
 	OPTION_ACCESS,
 	OPTION_HELP,
@@ -127,6 +129,7 @@ typedef struct sample_args {
 	int format;
 	int lists;                /* --negatives was given */
 	int stats;
+	int quiet;                /* -q: no progress bar */
 	int readahead;
 	int access;               /* DX_ACCESS_* */
 	int rank_given, world_given;
@@ -258,6 +261,7 @@ static int run(sampler_cli *x)
 		}
 		if (n && (r = sample_flush(x, n)) != 0)
 			return r;
+		progress_update(&x->bar, x->written, x->total);
 		if (n < x->batch)
 			return 0;
 		if (!x->prefetch) {
@@ -272,13 +276,15 @@ static int run(sampler_cli *x)
 	}
 }
 
-/* The progress callback of the sampler: reading a long triples file of
- * bad lines, or of another shard's, stops when a signal came. */
-static int stop_requested(void *ctx, uint64_t done, uint64_t total)
+/* The progress callback of the sampler, every 65536 input lines: the bar
+ * of the lines read while it reads its inputs; and a signal stops it
+ * there, or in a long triples file of bad lines, or of another shard's. */
+static int on_progress(void *ctx, uint64_t done, uint64_t total)
 {
-	(void)ctx;
-	(void)done;
+	sampler_cli *x = ctx;
 	(void)total;
+	if (x->reading)
+		return progress_update(&x->bar, done, 0);
 	return cli_interrupted();
 }
 
@@ -437,6 +443,7 @@ static int set_option(sample_args *a, int c, char **argv)
 	case OPT_DROP_LAST: so->drop_last = 1; return 0;
 	case OPT_FIELD: a->field = optarg; return 0;
 	case 'o': a->output = optarg; return 0;
+	case 'q': a->quiet = 1; return 0;
 	case OPT_FORMAT: return opt_format("sample", NULL, optarg, sample_formats, &a->format);
 	case OPT_ACCESS: return opt_access("sample", optarg, &a->access);
 	case OPT_EXCLUDE_JUDGED:
@@ -527,7 +534,7 @@ static int parse_args(sample_args *a, int argc, char **argv)
 	*a = (sample_args){ .format = FMT_TSV, .readahead = 1 };
 	dx_sample_opts_init(&a->so); /* min_rel 1, negatives 1, run_ratio 0.5, world_size 1 */
 	optind = 1;
-	while ((c = getopt_long(argc, argv, ":o:h", options, NULL)) != -1)
+	while ((c = getopt_long(argc, argv, ":o:qh", options, NULL)) != -1)
 		if ((rc = set_option(a, c, argv)) != 0)
 			return rc;
 	if (optind + 1 < argc)
@@ -559,7 +566,8 @@ static int open_sampler(sampler_cli *x, const sample_args *a)
 	dx_sample_report rep;
 	dx_sample_opts so = a->so;
 	so.report = &rep;
-	so.progress = stop_requested;
+	so.progress = on_progress;
+	so.progress_ctx = x;
 	if (a->corpus && (!(x->c = dx_corpus_open(a->corpus, &x->err)) ||
 	                  dx_corpus_set_access(x->c, a->access, &x->err) < 0)) {
 		cli_lib_error("sample", &x->err);
@@ -580,10 +588,14 @@ static int open_sampler(sampler_cli *x, const sample_args *a)
 		x->title = dx_fields_parse(x->c, "title", &ignored);
 	}
 	/* From here an interrupt stops the command cleanly: the sampler's
-	 * readers ask stop_requested every 65536 lines, and a read that the
+	 * readers ask on_progress every 65536 lines, and a read that the
 	 * signal interrupts (a FIFO, a pipe) fails with it. */
-	cli_catch_signals();
+	progress_init(&x->bar, "reading the inputs", a->quiet);
+	x->bar.unit = "lines";
+	x->reading = 1;
 	x->s = dx_sampler_open(x->c, &so, &x->err);
+	x->reading = 0;
+	progress_done(&x->bar, NULL);
 	if (x->s) {
 		warnings(&rep);
 		return EXIT_OK;
@@ -631,6 +643,7 @@ static int alloc_batch(sampler_cli *x)
 static int write_triples(sampler_cli *x, const char *output)
 {
 	int status = EXIT_OK, r = run(x);
+	progress_done(&x->bar, NULL);
 	/* A signal may surface as a library error (a read that it
 	 * interrupted): the interrupt is what happened. */
 	if (r < 0 && (r == DX_ECANCELED || cli_interrupted())) {
@@ -666,6 +679,10 @@ static int write_output(sampler_cli *x, const sample_args *a)
 		dx_output_abort(f);
 		return EXIT_FAIL;
 	}
+	/* The bar of the triples, unless they go to the same terminal. */
+	progress_init(&x->bar, "sampling", a->quiet || (!a->output && isatty(STDOUT_FILENO)));
+	x->bar.unit = "triples";
+	x->total = dx_sampler_report(x->s)->shard;
 	int status = write_triples(x, a->output);
 	if (status == EXIT_OK && f) {
 		dx_output *g = f;

@@ -740,3 +740,42 @@ docdex sample: the triples file is shaped like text triples (query TAB passage T
 	status_is 1
 	equals "$stderr" "docdex sample: no (query, positive) pair has a negative to draw: the run has no candidate for 93 of the 93 queries with a positive: 'run.other'"
 }
+
+# Issue 20.  The bar needs a terminal (script(1) gives one) and shows after
+# a second: an input FIFO that stalls makes that second pass while the
+# inputs are read, an output FIFO whose reader stalls while the triples are
+# written.  Nothing is timed: a slower machine only shows more of the bar.
+@test "progress: a bar on a terminal while reading and sampling, cleared; none off a terminal or with --quiet" {
+	command -v script > /dev/null || skip "no script(1) to run docdex on a terminal"
+	"$DX_SYNTH" --count 3000 -o c.tsv --queries q.tsv --qrels qrels --run run --nqueries 100
+	dx index -q c.tsv
+	mkfifo rf of
+	# Run lines of a query without a text, passed over, the stall between them.
+	stalled_run() {
+		( cat run; yes 'nosuch Q0 d 1 1.0 t' | head -n 100000; sleep 1.5
+		  yes 'nosuch Q0 d 1 1.0 t' | head -n 300000 ) > rf &
+	}
+	stalled_run
+	script -qc "'$DOCDEX' sample --queries q.tsv --qrels qrels --run rf --count 10 --format ids -o out c.tsv" \
+		/dev/null < /dev/null > tty
+	equals "$(wc -l < out)" 10
+	# The lines read, the rate, each line erased to its end; then cleared.
+	[[ $(< tty) =~ ^$'\r'"reading the inputs  "[0-9,]+" lines, "[0-9,]+"/s"$'\033[K' ]]
+	[[ $(< tty) == *$'\r\033[K' ]]
+	( head -c 1 > /dev/null; sleep 1.5; cat > /dev/null ) < of &
+	script -qc "'$DOCDEX' sample --queries q.tsv --qrels qrels --run run --count 400000 --format ids -o of c.tsv" \
+		/dev/null < /dev/null > tty
+	wait
+	# The share, the triples written of all, the rate and the time left.
+	grep -aq $'\r''sampling  [ 0-9][0-9]\.[0-9]%  [0-9,]* of 400,000 triples, [0-9,]*/s, [0-9:]* left'$'\033''\[K' tty
+	[[ $(< tty) == *$'\r\033[K' ]]
+	# Off a terminal, and with --quiet, nothing.
+	stalled_run
+	run --separate-stderr dx sample --queries q.tsv --qrels qrels --run rf --count 10 --format ids -o out c.tsv
+	status_is 0
+	equals "$stderr" ""
+	stalled_run
+	script -qc "'$DOCDEX' sample --queries q.tsv --qrels qrels --run rf --count 10 --format ids -q -o out c.tsv" \
+		/dev/null < /dev/null > tty
+	equals "$(wc -c < tty)" 0
+}
