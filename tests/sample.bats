@@ -734,6 +734,13 @@ docdex sample: the triples file is shaped like text triples (query TAB passage T
 		equals "$stderr" "docdex sample: 2049 of 2083 (query, positive) pairs have no negative to draw, left out: the run has no candidate for 91 of the 93 queries with a positive: '$DATA/vaswani-run-rank0.txt'"
 		equals "$(wc -l <<< "$output")" 34
 	done
+	# The queries of the run, a margin that leaves one pair nothing.
+	awk '$1 <= 2' "$DATA/vaswani.qrels" > qrels.12
+	run --separate-stderr dx sample --queries "$DATA/vaswani-topics.trec" --qrels qrels.12 \
+		--run "$DATA/vaswani-run-rank0.txt" --margin 1000 --format ids c.trec
+	status_is 0
+	equals "$stderr" "docdex sample: 1 of 34 (query, positive) pairs has no negative to draw, left out: no run candidate of their query scores below the margin: '$DATA/vaswani-run-rank0.txt'"
+	equals "$(wc -l <<< "$output")" 33
 	# A run of other queries: nothing to draw.
 	awk '{ $1 = "x" $1; print }' "$DATA/vaswani-run-rank0.txt" > run.other
 	run --separate-stderr dx sample --run run.other "${opts[@]}"

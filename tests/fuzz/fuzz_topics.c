@@ -143,7 +143,7 @@ static int known_warning(const dx_sample_report *r, const char *what)
 	snprintf(pairs, sizeof pairs, "%llu of ", (unsigned long long)r->no_negative);
 	return strncmp(what, "read as ", 8) == 0 ||
 	       (r->no_negative && strncmp(what, pairs, strlen(pairs)) == 0 &&
-	        strstr(what, " pairs have no negative to draw, left out: "));
+	        strstr(what, " no negative to draw, left out: "));
 }
 
 /* The warnings say what and where, within their bounds. */
