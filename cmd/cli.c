@@ -204,14 +204,15 @@ int progress_update(void *ctx, uint64_t done, uint64_t total)
 	p->last = now;
 	p->shown = 1;
 	double elapsed = now - p->start;
+	/* The line after the label, which may be a path of any length. */
 	char a[32], b[32], r[32], t[32], line[256];
 	size_t n = 0;
 	if (total) {
 		double pct = 100.0 * (double)done / (double)total;
-		n = (size_t)snprintf(line, sizeof line, "%s %5.1f%%  %s of %s", p->label, pct > 100 ? 100 : pct,
+		n = (size_t)snprintf(line, sizeof line, " %5.1f%%  %s of %s", pct > 100 ? 100 : pct,
 		                     amount(p, done, a, sizeof a), amount(p, total, b, sizeof b));
 	} else {
-		n = (size_t)snprintf(line, sizeof line, "%s  %s", p->label, amount(p, done, a, sizeof a));
+		n = (size_t)snprintf(line, sizeof line, "  %s", amount(p, done, a, sizeof a));
 	}
 	if (p->unit && n < sizeof line)
 		n += (size_t)snprintf(line + n, sizeof line - n, " %s", p->unit);
@@ -223,7 +224,7 @@ int progress_update(void *ctx, uint64_t done, uint64_t total)
 		         time_left(elapsed * (double)(total - done) / (double)done, t, sizeof t));
 	/* Erase-line after the text: a shorter line leaves nothing of the
 	 * one before it.  No colour, so NO_COLOR has nothing to turn off. */
-	fprintf(stderr, "\r%s\033[K", line);
+	fprintf(stderr, "\r%s%s\033[K", p->label, line);
 	return 0;
 }
 
