@@ -191,6 +191,38 @@ void progress_init(progress *p, const char *label, int quiet)
 	p->start = p->last = dxb_now();
 }
 
+/* A count with thousands separators: 1,234,567. */
+static const char *count_text(uint64_t v, char *buf, size_t size)
+{
+	char digits[24];
+	int n = snprintf(digits, sizeof digits, "%llu", (unsigned long long)v);
+	size_t o = 0;
+	for (int i = 0; i < n && o + 2 < size; i++) {
+		if (i && (n - i) % 3 == 0)
+			buf[o++] = ',';
+		buf[o++] = digits[i];
+	}
+	buf[o] = '\0';
+	return buf;
+}
+
+/* A quantity of the bar: a count, or bytes. */
+static const char *amount(const progress *p, uint64_t v, char *buf, size_t size)
+{
+	return p->unit ? count_text(v, buf, size) : dx_format_bytes(v, buf, size);
+}
+
+/* The time left at the rate so far: "1:05", "2:03:04". */
+static const char *time_left(double secs, char *buf, size_t size)
+{
+	unsigned long long s = secs > 0 && secs < 1e9 ? (unsigned long long)(secs + 0.5) : 0;
+	if (s >= 3600)
+		snprintf(buf, size, "%llu:%02llu:%02llu", s / 3600, s / 60 % 60, s % 60);
+	else
+		snprintf(buf, size, "%llu:%02llu", s / 60, s % 60);
+	return buf;
+}
+
 int progress_update(void *ctx, uint64_t done, uint64_t total)
 {
 	progress *p = ctx;
@@ -203,11 +235,28 @@ int progress_update(void *ctx, uint64_t done, uint64_t total)
 		return 0;
 	p->last = now;
 	p->shown = 1;
-	char a[32], b[32], r[32];
-	double pct = total ? 100.0 * (double)done / (double)total : 0;
-	fprintf(stderr, "\r%s %5.1f%%  %s of %s, %s/s ", p->label, pct > 100 ? 100 : pct,
-	        dx_format_bytes(done, a, sizeof a), dx_format_bytes(total, b, sizeof b),
-	        dx_format_bytes((uint64_t)((double)done / (now - p->start)), r, sizeof r));
+	double elapsed = now - p->start;
+	/* The line after the label, which may be a path of any length. */
+	char a[32], b[32], r[32], t[32], line[256];
+	size_t n = 0;
+	if (total) {
+		double pct = 100.0 * (double)done / (double)total;
+		n = (size_t)snprintf(line, sizeof line, " %5.1f%%  %s of %s", pct > 100 ? 100 : pct,
+		                     amount(p, done, a, sizeof a), amount(p, total, b, sizeof b));
+	} else {
+		n = (size_t)snprintf(line, sizeof line, "  %s", amount(p, done, a, sizeof a));
+	}
+	if (p->unit && n < sizeof line)
+		n += (size_t)snprintf(line + n, sizeof line - n, " %s", p->unit);
+	if (n < sizeof line)
+		n += (size_t)snprintf(line + n, sizeof line - n, ", %s/s",
+		                      amount(p, (uint64_t)((double)done / elapsed), r, sizeof r));
+	if (total && done && done < total && n < sizeof line)
+		snprintf(line + n, sizeof line - n, ", %s left",
+		         time_left(elapsed * (double)(total - done) / (double)done, t, sizeof t));
+	/* Erase-line after the text: a shorter line leaves nothing of the
+	 * one before it.  No colour, so NO_COLOR has nothing to turn off. */
+	fprintf(stderr, "\r%s%s\033[K", p->label, line);
 	return 0;
 }
 

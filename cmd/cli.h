@@ -75,9 +75,13 @@ int cli_parse_double(const char *s, double *v);
  * list), a word of 32 bytes or more, or when word returns non-zero. */
 int cli_parse_list(const char *s, int (*word)(void *ctx, const char *w), void *ctx);
 
-/* A progress bar on stderr, shown only on a terminal and after a second. */
+/* A progress bar on stderr, shown only on a terminal and after a second:
+ * the share done, the rate and the time left.  It counts bytes, or with
+ * unit set (after progress_init) things so named ("triples"); a total of
+ * 0 is unknown, and then only what is done and the rate show. */
 typedef struct progress {
 	const char *label;
+	const char *unit;
 	int enabled;
 	int shown;
 	double start, last;

@@ -75,6 +75,7 @@ static const char usage[] =
 	"                           shaped like another kind of file, instead of\n"
 	"                           counting bad lines in a summary on stderr\n"
 	"      --stats              print what was read and written to stderr\n"
+	"  -q, --quiet              no progress bar\n"
 	"      --no-readahead       do not ask the kernel for the next batch's documents\n"
 	"                           while this one is written\n"
 	OPT_ACCESS_HELP
@@ -113,6 +114,7 @@ static const struct option options[] = {
 	{ "world-size", required_argument, NULL, OPT_WORLD_SIZE },
 	{ "strict", no_argument, NULL, OPT_STRICT },
 	{ "stats", no_argument, NULL, OPT_STATS },
+	{ "quiet", no_argument, NULL, 'q' },
 	{ "no-readahead", no_argument, NULL, OPT_NO_READAHEAD },
 	OPTION_ACCESS,
 	OPTION_HELP,
@@ -127,6 +129,7 @@ typedef struct sample_args {
 	int format;
 	int lists;                /* --negatives was given */
 	int stats;
+	int quiet;                /* -q: no progress bar */
 	int readahead;
 	int access;               /* DX_ACCESS_* */
 	int rank_given, world_given;
@@ -155,19 +158,29 @@ static void summary(const sampler_cli *x, const dx_sample_report *rep)
 		if (rep->problems[k] && n < sizeof line)
 			n += (size_t)snprintf(line + n, sizeof line - n, "%s%s: %llu (first: %s)", n ? ", " : "",
 			                      what[k], (unsigned long long)rep->problems[k], rep->first[k]);
-	if (rep->no_negative && n < sizeof line)
-		n += (size_t)snprintf(line + n, sizeof line - n, "%s(query, positive) pairs without a negative to draw: %llu",
-		                      n ? ", " : "", (unsigned long long)rep->no_negative);
 	if (n)
 		fprintf(stderr, "docdex sample: skipped: %s%s\n", line,
 		        x->strict ? "" : "; --strict stops at the first bad line");
 }
 
-/* An input shaped like another kind of file, one line each. */
+/* The library's warnings, one line each: an input shaped like another
+ * kind of file, pairs left out for want of a negative. */
 static void warnings(const dx_sample_report *rep)
 {
 	for (unsigned i = 0; i < rep->nwarnings && i < DX_SAMPLE_WARNINGS; i++)
 		cli_lib_error("sample", &rep->warning[i]);
+}
+
+/* Whether err is a file's shape, which a warning said already (the same
+ * file and line): then that is why nothing could be read from the file,
+ * and the error says it alone, without the warnings or the lines that the
+ * wrong reader counted as bad. */
+static int shape_error(const dx_err *err, const dx_sample_report *rep)
+{
+	for (unsigned i = 0; i < rep->nwarnings && i < DX_SAMPLE_WARNINGS; i++)
+		if (err->code == DX_EFORMAT && strcmp(err->subject, rep->warning[i].subject) == 0)
+			return 1;
+	return 0;
 }
 
 /*
@@ -248,6 +261,7 @@ static int run(sampler_cli *x)
 		}
 		if (n && (r = sample_flush(x, n)) != 0)
 			return r;
+		progress_update(&x->bar, x->written, x->total);
 		if (n < x->batch)
 			return 0;
 		if (!x->prefetch) {
@@ -262,13 +276,15 @@ static int run(sampler_cli *x)
 	}
 }
 
-/* The progress callback of the sampler: reading a long triples file of
- * bad lines, or of another shard's, stops when a signal came. */
-static int stop_requested(void *ctx, uint64_t done, uint64_t total)
+/* The progress callback of the sampler, every 65536 input lines: the bar
+ * of the lines read while it reads its inputs; and a signal stops it
+ * there, or in a long triples file of bad lines, or of another shard's. */
+static int on_progress(void *ctx, uint64_t done, uint64_t total)
 {
-	(void)ctx;
-	(void)done;
+	sampler_cli *x = ctx;
 	(void)total;
+	if (x->reading)
+		return progress_update(&x->bar, done, 0);
 	return cli_interrupted();
 }
 
@@ -427,6 +443,7 @@ static int set_option(sample_args *a, int c, char **argv)
 	case OPT_DROP_LAST: so->drop_last = 1; return 0;
 	case OPT_FIELD: a->field = optarg; return 0;
 	case 'o': a->output = optarg; return 0;
+	case 'q': a->quiet = 1; return 0;
 	case OPT_FORMAT: return opt_format("sample", NULL, optarg, sample_formats, &a->format);
 	case OPT_ACCESS: return opt_access("sample", optarg, &a->access);
 	case OPT_EXCLUDE_JUDGED:
@@ -517,7 +534,7 @@ static int parse_args(sample_args *a, int argc, char **argv)
 	*a = (sample_args){ .format = FMT_TSV, .readahead = 1 };
 	dx_sample_opts_init(&a->so); /* min_rel 1, negatives 1, run_ratio 0.5, world_size 1 */
 	optind = 1;
-	while ((c = getopt_long(argc, argv, ":o:h", options, NULL)) != -1)
+	while ((c = getopt_long(argc, argv, ":o:qh", options, NULL)) != -1)
 		if ((rc = set_option(a, c, argv)) != 0)
 			return rc;
 	if (optind + 1 < argc)
@@ -549,7 +566,8 @@ static int open_sampler(sampler_cli *x, const sample_args *a)
 	dx_sample_report rep;
 	dx_sample_opts so = a->so;
 	so.report = &rep;
-	so.progress = stop_requested;
+	so.progress = on_progress;
+	so.progress_ctx = x;
 	if (a->corpus && (!(x->c = dx_corpus_open(a->corpus, &x->err)) ||
 	                  dx_corpus_set_access(x->c, a->access, &x->err) < 0)) {
 		cli_lib_error("sample", &x->err);
@@ -570,15 +588,27 @@ static int open_sampler(sampler_cli *x, const sample_args *a)
 		x->title = dx_fields_parse(x->c, "title", &ignored);
 	}
 	/* From here an interrupt stops the command cleanly: the sampler's
-	 * readers ask stop_requested every 65536 lines, and a read that the
+	 * readers ask on_progress every 65536 lines, and a read that the
 	 * signal interrupts (a FIFO, a pipe) fails with it. */
-	cli_catch_signals();
+	progress_init(&x->bar, "reading the inputs", a->quiet);
+	x->bar.unit = "lines";
+	x->reading = 1;
 	x->s = dx_sampler_open(x->c, &so, &x->err);
-	warnings(&rep);
-	if (x->s)
+	x->reading = 0;
+	progress_done(&x->bar, NULL);
+	if (x->s) {
+		warnings(&rep);
 		return EXIT_OK;
-	if (x->err.code == DX_ECANCELED || cli_interrupted())
+	}
+	if (x->err.code == DX_ECANCELED || cli_interrupted()) {
+		warnings(&rep);
 		return interrupted(a->output);
+	}
+	if (shape_error(&x->err, &rep)) {
+		cli_lib_error("sample", &x->err);
+		return EXIT_FAIL;
+	}
+	warnings(&rep);
 	cli_lib_error("sample", &x->err);
 	summary(x, &rep);
 	return EXIT_FAIL;
@@ -613,12 +643,14 @@ static int alloc_batch(sampler_cli *x)
 static int write_triples(sampler_cli *x, const char *output)
 {
 	int status = EXIT_OK, r = run(x);
+	progress_done(&x->bar, NULL);
 	/* A signal may surface as a library error (a read that it
 	 * interrupted): the interrupt is what happened. */
 	if (r < 0 && (r == DX_ECANCELED || cli_interrupted())) {
 		status = interrupted(output);
 	} else if (r < 0) {
 		cli_lib_error("sample", &x->err);
+		x->shape_failed = shape_error(&x->err, dx_sampler_report(x->s));
 		status = EXIT_FAIL;
 	}
 	if (out_close(&x->o) < 0) {
@@ -647,6 +679,10 @@ static int write_output(sampler_cli *x, const sample_args *a)
 		dx_output_abort(f);
 		return EXIT_FAIL;
 	}
+	/* The bar of the triples, unless they go to the same terminal. */
+	progress_init(&x->bar, "sampling", a->quiet || (!a->output && isatty(STDOUT_FILENO)));
+	x->bar.unit = "triples";
+	x->total = dx_sampler_report(x->s)->shard;
 	int status = write_triples(x, a->output);
 	if (status == EXIT_OK && f) {
 		dx_output *g = f;
@@ -656,7 +692,7 @@ static int write_output(sampler_cli *x, const sample_args *a)
 			status = EXIT_FAIL;
 		}
 	}
-	if (status != EXIT_INTERRUPTED)
+	if (status != EXIT_INTERRUPTED && !x->shape_failed)
 		summary(x, dx_sampler_report(x->s));
 	if (a->stats)
 		stats(x);

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cli.h"
 #include "docdex.h"
 #include "out.h"
 
@@ -37,9 +38,14 @@ typedef struct sampler_cli {
 	uint64_t *pos;        /* batch * (1 + k) positions to read */
 	dx_record *recs;
 	uint64_t written;
+	int shape_failed;     /* the error was an input's shape, which says
+	                         why: no summary of the lines read wrongly */
 	int prefetch;         /* read the next batch ahead */
 	dx_triple *next;      /* that batch, drawn before this one is written */
 	uint64_t *next_neg;
+	progress bar;         /* the input lines read, then the triples written */
+	int reading;          /* the sampler is reading its inputs */
+	uint64_t total;       /* triples this shard writes, 0 when not known */
 } sampler_cli;
 
 /* Reads the documents of n triples together (when there is a corpus) and

@@ -570,8 +570,8 @@ enum {
  * its size as kinds are added: part of the ABI, like DX_SAMPLE_WARNINGS. */
 enum { DX_SP_MAX = 16 };
 
-/* At most this many shape warnings, one an input file: a cap, part of the
- * ABI. */
+/* At most this many warnings, a shape warning an input file and one for
+ * the pairs without a negative: a cap, part of the ABI. */
 enum { DX_SAMPLE_WARNINGS = 4 };
 
 struct dx_sample_report {
@@ -587,7 +587,9 @@ struct dx_sample_report {
 	char first[DX_SP_MAX][512];    /* "FILE:LINE" of the first of each kind */
 	/* Input files that have the shape of another kind of file (a TREC run
 	 * given as qrels, a run given as queries), read as given: what and
-	 * "FILE:LINE" of the line that shows it, as an error would say them. */
+	 * "FILE:LINE" of the line that shows it, as an error would say them;
+	 * and the pairs left out for want of a negative (no_negative): how
+	 * many and why, with the run's (or the qrels') path. */
 	unsigned nwarnings;
 	dx_err warning[DX_SAMPLE_WARNINGS];
 	uint64_t shard;        /* the triples this shard gives, from start (0

@@ -138,6 +138,10 @@ int dx__qrels_load(dx_sampler *s, dx_err *err)
 		return r;
 	if (positives == 0) {
 		free(j);
+		/* A file of another kind (JSON, queries) has no judgement
+		 * either: its shape is what to say. */
+		if (dx__shape_failure(s, DX_INPUT_QRELS, err))
+			return err->code;
 		return dx__fail(err, DX_EFORMAT, 0, s->o.qrels, "no judgement reaches the minimum relevance %g",
 		                s->o.min_rel);
 	}
@@ -178,6 +182,9 @@ int dx__qrels_load(dx_sampler *s, dx_err *err)
 	s->npairs = np;
 	free(j);
 	s->rep.positives = s->npairs;
+	if (s->npairs == 0 && (dx__shape_failure(s, DX_INPUT_QRELS, err) ||
+	                       dx__shape_failure(s, DX_INPUT_QUERIES, err)))
+		return err->code;
 	if (s->npairs == 0)
 		return dx__fail(err, DX_EFORMAT, 0, s->o.qrels,
 		                "no positive judgement names both a query with a text and a document of the corpus");

@@ -271,7 +271,12 @@ int dx__queries_load(dx_sampler *s, dx_err *err)
 	if (r == 0 && kind == TOPICS)
 		r = topic_queries(s, &t, all.p, all.len, &scratch, err);
 	if (r == 0 && s->rep.queries == 0)
-		r = dx__fail(err, DX_EFORMAT, 0, s->o.queries, "no queries in the file");
+		r = dx__shape_failure(s, DX_INPUT_QUERIES, err)
+		        ? err->code
+		        : dx__fail(err, DX_EFORMAT, 0, s->o.queries, "no queries in the file%s",
+		                   /* JSON that is not JSONL queries: a JSON qrels
+		                    * file, a corpus, one object over many lines */
+		                   kind == JSON ? ": no line is a JSON object with a query id and a text" : "");
 	dx__buf_free(&scratch);
 	dx__buf_free(&all);
 	dx__textfile_close(&t);

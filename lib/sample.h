@@ -74,6 +74,11 @@ struct dx_sampler {
 	int tf_done;            /* the triples are over */
 	int counting;           /* DX_COUNT_*: where dx__sample_problem counts */
 	dx_sample_report shadow; /* the first pass's bad lines, every shard's */
+	/* By DX_INPUT_*: the shape of a file shaped like another kind of file
+	 * (sample_shape.c's, 0 for none), and where it shows: what to say
+	 * when nothing could be read from it. */
+	int foreign[4];
+	char foreign_at[4][sizeof(((dx_err *)0)->subject)];
 	char **tf_field;        /* a line's columns: 2 + negatives of them */
 	size_t *tf_len;
 };
@@ -162,5 +167,11 @@ int dx__shape_line(dx_sampler *s, dx_shape *sh, const dx_textfile *t, const char
                    dx_err *err);
 /* At the end of the file: what the lines seen tell. */
 int dx__shape_end(dx_sampler *s, dx_shape *sh, const dx_textfile *t, dx_err *err);
+
+/* When input (DX_INPUT_*) was shaped like another kind of file, which is
+ * then why nothing could be read from it: fills err with that (or, for
+ * queries and qrels given the other way round, with both) and returns 1;
+ * else 0, err untouched. */
+int dx__shape_failure(dx_sampler *s, int input, dx_err *err);
 
 #endif

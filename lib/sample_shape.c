@@ -38,7 +38,7 @@ static const char *const shape_name[] = {
 	[SH_TREC_QRELS] = "TREC qrels (qid iter docid rel)",
 	[SH_BEIR_HEADER] = "BEIR qrels (query-id corpus-id score)",
 	[SH_QUERIES_TSV] = "queries (qid TAB text)",
-	[SH_JSONL] = "JSONL (queries or a corpus)",
+	[SH_JSONL] = "JSON or JSONL",
 	[SH_TOPICS] = "TREC topics or documents",
 	[SH_TEXT_TRIPLES] = "text triples (query TAB passage TAB passage)",
 	[SH_MSMARCO_RUN] = "an MS MARCO run (qid TAB pid TAB rank, ranks counting up)",
@@ -51,6 +51,22 @@ static const char *const input_name[] = {
 	[DX_INPUT_QRELS] = "qrels",
 	[DX_INPUT_RUN] = "a run",
 	[DX_INPUT_TRIPLES] = "ID triples",
+};
+
+/* The file of each input, and what it should hold, for the error of a
+ * file that held nothing of its kind. */
+static const char *const file_name[] = {
+	[DX_INPUT_QUERIES] = "queries",
+	[DX_INPUT_QRELS] = "qrels",
+	[DX_INPUT_RUN] = "run",
+	[DX_INPUT_TRIPLES] = "triples",
+};
+
+static const char *const expected[] = {
+	[DX_INPUT_QUERIES] = "queries (qid TAB text, JSONL or TREC topics)",
+	[DX_INPUT_QRELS] = "qrels (TREC: qid iter docid rel, or BEIR: query-id corpus-id score)",
+	[DX_INPUT_RUN] = "a run (TREC: qid Q0 docid rank score tag, or MS MARCO: qid TAB pid TAB rank)",
+	[DX_INPUT_TRIPLES] = "ID triples (qid TAB pos TAB neg)",
 };
 
 /* Whether a shape is one that a file of this input never has. */
@@ -169,6 +185,8 @@ static int report(dx_sampler *s, dx_shape *sh, const dx_textfile *t, enum shape 
 		return 0;
 	char where[sizeof err->subject];
 	snprintf(where, sizeof where, "%s:%llu", t->path, (unsigned long long)sh->first_line);
+	s->foreign[sh->input] = (int)shape;
+	memcpy(s->foreign_at[sh->input], where, sizeof where);
 	if (s->o.strict)
 		return dx__fail(err, DX_EFORMAT, 0, where, "read as %s, but shaped like %s",
 		                input_name[sh->input], shape_name[shape]);
@@ -238,4 +256,33 @@ int dx__shape_line(dx_sampler *s, dx_shape *sh, const dx_textfile *t, const char
 	if (sh->nval == 3)
 		return dx__shape_end(s, sh, t, err);
 	return 0;
+}
+
+/* Shapes of a queries file, and of a qrels file: a pair of files given the
+ * other way round shows one in each. */
+static int queries_like(int shape)
+{
+	return shape == SH_QUERIES_TSV || shape == SH_JSONL || shape == SH_TOPICS;
+}
+
+static int qrels_like(int shape)
+{
+	return shape == SH_TREC_QRELS || shape == SH_BEIR_HEADER || shape == SH_QRELS_3COL ||
+	       shape == SH_ID_COLUMNS;
+}
+
+int dx__shape_failure(dx_sampler *s, int input, dx_err *err)
+{
+	int shape = s->foreign[input];
+	if (!shape)
+		return 0;
+	int q = s->foreign[DX_INPUT_QUERIES], j = s->foreign[DX_INPUT_QRELS];
+	if (input == DX_INPUT_QRELS && queries_like(j) && qrels_like(q))
+		dx__fail(err, DX_EFORMAT, 0, s->foreign_at[input],
+		         "the queries and qrels files are the other way round: the qrels file is shaped "
+		         "like %s, the queries file like %s", shape_name[j], shape_name[q]);
+	else
+		dx__fail(err, DX_EFORMAT, 0, s->foreign_at[input], "the %s file is shaped like %s, not like %s",
+		         file_name[input], shape_name[shape], expected[input]);
+	return 1;
 }

@@ -197,20 +197,79 @@ static int has_negative(const dx_sampler *s, uint64_t i)
 	return lo < hi;
 }
 
-/* Leaves out the pairs that can have no negative. */
-static void drop_pairs_without_negative(dx_sampler *s)
+/* Why a pair has no negative when its query has run candidates. */
+static const char *why_not_candidates(const dx_sampler *s)
 {
-	uint64_t m = 0;
-	for (uint64_t i = 0; i < s->npairs; i++)
-		if (has_negative(s, i)) {
+	if (s->o.margin_kind != DX_MARGIN_NONE)
+		return "no run candidate of their query scores below the margin";
+	return s->o.exclude_judged ? "every run candidate of their query is judged"
+	                           : "every run candidate of their query is a positive";
+}
+
+/* Why pairs have no negative, for a message: nq queries have a pair,
+ * nocand of them no run candidate at all; other pairs were left out
+ * whose query has some. */
+static void why_no_negative(const dx_sampler *s, uint64_t nq, uint64_t nocand, uint64_t other, char *buf,
+                            size_t size)
+{
+	if (s->o.random) /* with or without a run: the corpus is all excluded */
+		snprintf(buf, size, "every document of the corpus is %s for their query",
+		         s->o.exclude_judged ? "judged" : "a positive");
+	else if (nocand && other)
+		snprintf(buf, size, "the run has no candidate for %llu of the %llu queries with a positive; "
+		         "for %llu more pair%s, %s", (unsigned long long)nocand, (unsigned long long)nq,
+		         (unsigned long long)other, other == 1 ? "" : "s", why_not_candidates(s));
+	else if (nocand)
+		snprintf(buf, size, "the run has no candidate for %llu of the %llu queries with a positive",
+		         (unsigned long long)nocand, (unsigned long long)nq);
+	else
+		snprintf(buf, size, "%s", why_not_candidates(s));
+}
+
+/* Leaves out the pairs that can have no negative, and says so: a warning
+ * in the report when some are left, else the error.  0 or a negative
+ * code. */
+static int drop_pairs_without_negative(dx_sampler *s, dx_err *err)
+{
+	/* Per query: whether it has a pair. */
+	unsigned char *seen = calloc((size_t)s->q.ids.n + 1, 1);
+	if (!seen)
+		return dx__fail_nomem(err);
+	uint64_t m = 0, other = 0;
+	for (uint64_t i = 0; i < s->npairs; i++) {
+		seen[s->pair_q[i]] = 1;
+		if (!has_negative(s, i)) {
+			other += s->o.run && s->cand_n[s->pair_q[i]] != 0;
+		} else {
 			s->pair_q[m] = s->pair_q[i];
 			s->pair_doc[m] = s->pair_doc[i];
 			if (s->pair_score)
 				s->pair_score[m] = s->pair_score[i];
 			m++;
 		}
-	s->rep.no_negative = s->npairs - m;
+	}
+	uint64_t nq = 0, nocand = 0;
+	for (uint32_t q = 0; q < s->q.ids.n; q++) {
+		nq += seen[q];
+		nocand += seen[q] && s->o.run && s->cand_n[q] == 0;
+	}
+	free(seen);
+	uint64_t dropped = s->npairs - m;
+	s->rep.no_negative = dropped;
+	const char *file = s->o.run && !s->o.random ? s->o.run : s->o.qrels;
+	char why[256];
+	why_no_negative(s, nq, nocand, other, why, sizeof why);
+	if (m == 0 && dx__shape_failure(s, DX_INPUT_RUN, err))
+		return err->code;
+	if (m == 0)
+		return dx__fail(err, DX_EFORMAT, 0, file, "no (query, positive) pair has a negative to draw: %s", why);
+	if (dropped && s->rep.nwarnings < DX_SAMPLE_WARNINGS)
+		dx__fail(&s->rep.warning[s->rep.nwarnings++], DX_EFORMAT, 0, file,
+		         "%llu of %llu (query, positive) pairs %s no negative to draw, left out: %s",
+		         (unsigned long long)dropped, (unsigned long long)s->npairs, dropped == 1 ? "has" : "have",
+		         why);
 	s->npairs = m;
+	return 0;
 }
 
 /* DX_PAIRS_QUERY: the queries with a pair, in the order of their first
@@ -384,8 +443,9 @@ dx_sampler *dx_sampler_open(dx_corpus *c, const dx_sample_opts *caller_opts, dx_
 	} else if (r == 0) {
 		if ((r = dx__qrels_load(s, err)) == 0 && o->run)
 			r = dx__run_load(s, err);
+		if (r == 0)
+			r = drop_pairs_without_negative(s, err);
 		if (r == 0) {
-			drop_pairs_without_negative(s);
 			s->rep.pairs = s->npairs;
 			if (o->pairs == DX_PAIRS_QUERY)
 				r = group_by_query(s, err);
@@ -558,6 +618,8 @@ static int no_triples(dx_sampler *s, dx_err *err)
 	memcpy(s->rep.first, s->shadow.first, sizeof s->rep.first);
 	if (s->tf_lines == 0)
 		return dx__fail(err, DX_EFORMAT, 0, s->o.triples, "no triples in the file");
+	if (dx__shape_failure(s, DX_INPUT_TRIPLES, err))
+		return err->code;
 	return dx__fail(err, DX_EFORMAT, 0, s->o.triples,
 	                "no line of the file holds a triple that can be written");
 }

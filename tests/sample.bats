@@ -36,9 +36,11 @@ stat() {
 	# The run is in rank order: each query's first 100 lines, less its positives.
 	equals "$(stat run_entries)" "$(awk 'NR == FNR { if ($1 <= 2) p[$1 " " $3]; next }
 		n[$1]++ < 100 && !(($1 " " $3) in p)' "$DATA/vaswani.qrels" "$DATA/vaswani-run-rank0.txt" | wc -l)"
-	# The qrels name documents of the whole collection, and the run has two
-	# queries: counted, in one line.
-	equals "${stderr%%$'\n'*}" "docdex sample: skipped: lines naming an id not in the corpus: 1708 (first: $DATA/vaswani.qrels:35), (query, positive) pairs without a negative to draw: 341; --strict stops at the first bad line"
+	# The run has two of the queries: the pairs of the others are left out,
+	# a warning that says so, not bad lines.  The qrels name documents of
+	# the whole collection: those lines are counted, in one line.
+	equals "${stderr%%$'\n'*}" "docdex sample: 341 of 375 (query, positive) pairs have no negative to draw, left out: the run has no candidate for 68 of the 70 queries with a positive: '$DATA/vaswani-run-rank0.txt'"
+	equals "$(sed -n 2p <<< "$stderr")" "docdex sample: skipped: lines naming an id not in the corpus: 1708 (first: $DATA/vaswani.qrels:35); --strict stops at the first bad line"
 	check --corpus vaswani-q1-q2.trec.gz --layout trec --queries "$DATA/vaswani-topics.trec" \
 		--qrels "$DATA/vaswani.qrels" --run "$DATA/vaswani-run-rank0.txt" --depth 100 --expect 34 t.jsonl
 }
@@ -94,8 +96,7 @@ docdex sample: skipped: lines naming an id not in the corpus: 3861 (first: $DATA
 	printf '7 0 3 0\n' >> qrels
 	run --separate-stderr dx sample --queries q.tsv --qrels qrels --random --exclude-judged c.tsv
 	status_is 1
-	equals "$stderr" "docdex sample: no query with a positive has a negative to draw: 'qrels'
-docdex sample: skipped: (query, positive) pairs without a negative to draw: 1; --strict stops at the first bad line"
+	equals "$stderr" "docdex sample: no (query, positive) pair has a negative to draw: every document of the corpus is judged for their query: 'qrels'"
 }
 
 @test "trec_eval's qrels with comments and runs with tabs, padded scores and junk after the tag" {
@@ -677,4 +678,111 @@ docdex sample: skipped: malformed lines: 100 (first: ids.tsv:1); --strict stops 
 		status_is 1
 		equals "$stderr" "docdex sample: compressed with $name, which docdex does not read: decompress it ($undo) or recompress it with gzip or bgzip: '$DATA/tiny.tsv.$z'"
 	done
+}
+
+# Issue 20.  A file of another kind that gives nothing of its kind: its
+# shape is what is wrong, said in one line, not "no judgement reaches the
+# minimum relevance 1".
+@test "a file of another kind that gives nothing: its shape is the error, in one line" {
+	use_data msmarco-passage-toy.tsv
+	dx index -q msmarco-passage-toy.tsv
+	local json="$DATA/splade-toy-qrel.json" queries="$DATA/splade-toy-dev-queries.tsv"
+	# SPLADE's qrels are a JSON object, {qid: {pid: rel}}, over many lines.
+	run --separate-stderr dx sample --queries "$queries" --qrels "$json" --random msmarco-passage-toy.tsv
+	status_is 1
+	equals "$stderr" "docdex sample: the qrels file is shaped like JSON or JSONL, not like qrels (TREC: qid iter docid rel, or BEIR: query-id corpus-id score): '$json:1'"
+	equals "$output" ""
+	# The other way round, the JSON is read first, as queries: no line of
+	# it is a query object; the summary says where the first bad one is.
+	run --separate-stderr dx sample --queries "$json" --qrels "$queries" --random msmarco-passage-toy.tsv
+	status_is 1
+	equals "$stderr" "docdex sample: no queries in the file: no line is a JSON object with a query id and a text: '$json'
+docdex sample: skipped: malformed lines: 31 (first: $json:1); --strict stops at the first bad line"
+	# TREC qrels given as queries, and topics or qid TAB text queries as
+	# qrels: both named.
+	use_data vaswani-q1-q2.trec.gz
+	dx index -q vaswani-q1-q2.trec.gz
+	run --separate-stderr dx sample --queries "$DATA/vaswani.qrels" --qrels "$DATA/vaswani-topics.trec" \
+		--run "$DATA/vaswani-run-rank0.txt" vaswani-q1-q2.trec.gz
+	status_is 1
+	equals "$stderr" "docdex sample: the queries and qrels files are the other way round: the qrels file is shaped like TREC topics or documents, the queries file like TREC qrels (qid iter docid rel): '$DATA/vaswani-topics.trec:1'"
+	printf '1\tmeasurement of dielectric constant\n2\tmathematical analysis\n' > q.tsv
+	run --separate-stderr dx sample --queries "$DATA/vaswani.qrels" --qrels q.tsv \
+		--run "$DATA/vaswani-run-rank0.txt" vaswani-q1-q2.trec.gz
+	status_is 1
+	equals "$stderr" "docdex sample: the queries and qrels files are the other way round: the qrels file is shaped like queries (qid TAB text), the queries file like TREC qrels (qid iter docid rel): 'q.tsv:1'"
+	# Text triples as ID triples: the warning as the file is opened, the
+	# error once no line of it held a triple, and no summary.
+	local triples="$DATA/splade-toy-triples.tsv"
+	run --separate-stderr dx sample --queries "$DATA/splade-toy-dev-queries.tsv" --triples "$triples" \
+		msmarco-passage-toy.tsv
+	status_is 1
+	equals "$stderr" "docdex sample: read as ID triples, but shaped like text triples (query TAB passage TAB passage): '$triples:1'
+docdex sample: the triples file is shaped like text triples (query TAB passage TAB passage), not like ID triples (qid TAB pos TAB neg): '$triples:1'"
+}
+
+# Issue 20.  A run of 2 of the 93 queries was "(query, positive) pairs
+# without a negative to draw: 2049; --strict stops at the first bad line":
+# no line is bad, and --strict does not stop.
+@test "pairs without a negative to draw: a warning that says why, not bad lines; none left, the error" {
+	corpus_for "$DATA/vaswani.qrels" "$DATA/vaswani-run-rank0.txt"
+	local opts=(--queries "$DATA/vaswani-topics.trec" --qrels "$DATA/vaswani.qrels" --format ids c.trec)
+	local strict
+	for strict in "" --strict; do
+		run --separate-stderr dx sample --run "$DATA/vaswani-run-rank0.txt" $strict "${opts[@]}"
+		status_is 0
+		equals "$stderr" "docdex sample: 2049 of 2083 (query, positive) pairs have no negative to draw, left out: the run has no candidate for 91 of the 93 queries with a positive: '$DATA/vaswani-run-rank0.txt'"
+		equals "$(wc -l <<< "$output")" 34
+	done
+	# The queries of the run, a margin that leaves one pair nothing.
+	awk '$1 <= 2' "$DATA/vaswani.qrels" > qrels.12
+	run --separate-stderr dx sample --queries "$DATA/vaswani-topics.trec" --qrels qrels.12 \
+		--run "$DATA/vaswani-run-rank0.txt" --margin 1000 --format ids c.trec
+	status_is 0
+	equals "$stderr" "docdex sample: 1 of 34 (query, positive) pairs has no negative to draw, left out: no run candidate of their query scores below the margin: '$DATA/vaswani-run-rank0.txt'"
+	equals "$(wc -l <<< "$output")" 33
+	# A run of other queries: nothing to draw.
+	awk '{ $1 = "x" $1; print }' "$DATA/vaswani-run-rank0.txt" > run.other
+	run --separate-stderr dx sample --run run.other "${opts[@]}"
+	status_is 1
+	equals "$stderr" "docdex sample: no (query, positive) pair has a negative to draw: the run has no candidate for 93 of the 93 queries with a positive: 'run.other'"
+}
+
+# Issue 20.  The bar needs a terminal (script(1) gives one) and shows after
+# a second: an input FIFO that stalls makes that second pass while the
+# inputs are read, an output FIFO whose reader stalls while the triples are
+# written.  Nothing is timed: a slower machine only shows more of the bar.
+@test "progress: a bar on a terminal while reading and sampling, cleared; none off a terminal or with --quiet" {
+	command -v script > /dev/null || skip "no script(1) to run docdex on a terminal"
+	"$DX_SYNTH" --count 3000 -o c.tsv --queries q.tsv --qrels qrels --run run --nqueries 100
+	dx index -q c.tsv
+	mkfifo rf of
+	# Run lines of a query without a text, passed over, the stall between them.
+	stalled_run() {
+		( cat run; yes 'nosuch Q0 d 1 1.0 t' | head -n 100000; sleep 1.5
+		  yes 'nosuch Q0 d 1 1.0 t' | head -n 300000 ) > rf &
+	}
+	stalled_run
+	script -qc "'$DOCDEX' sample --queries q.tsv --qrels qrels --run rf --count 10 --format ids -o out c.tsv" \
+		/dev/null < /dev/null > tty
+	equals "$(wc -l < out)" 10
+	# The lines read, the rate, each line erased to its end; then cleared.
+	[[ $(< tty) =~ ^$'\r'"reading the inputs  "[0-9,]+" lines, "[0-9,]+"/s"$'\033[K' ]]
+	[[ $(< tty) == *$'\r\033[K' ]]
+	( head -c 1 > /dev/null; sleep 1.5; cat > /dev/null ) < of &
+	script -qc "'$DOCDEX' sample --queries q.tsv --qrels qrels --run run --count 400000 --format ids -o of c.tsv" \
+		/dev/null < /dev/null > tty
+	wait
+	# The share, the triples written of all, the rate and the time left.
+	grep -aq $'\r''sampling  [ 0-9][0-9]\.[0-9]%  [0-9,]* of 400,000 triples, [0-9,]*/s, [0-9:]* left'$'\033''\[K' tty
+	[[ $(< tty) == *$'\r\033[K' ]]
+	# Off a terminal, and with --quiet, nothing.
+	stalled_run
+	run --separate-stderr dx sample --queries q.tsv --qrels qrels --run rf --count 10 --format ids -o out c.tsv
+	status_is 0
+	equals "$stderr" ""
+	stalled_run
+	script -qc "'$DOCDEX' sample --queries q.tsv --qrels qrels --run rf --count 10 --format ids -q -o out c.tsv" \
+		/dev/null < /dev/null > tty
+	equals "$(wc -c < tty)" 0
 }

@@ -347,7 +347,7 @@ static void shapes(void)
 		{ DX_INPUT_RUN, "query-id\tcorpus-id\tscore\n", "read as a run, but shaped like BEIR qrels (query-id corpus-id score)" },
 		{ DX_INPUT_RUN, "1\thow do i\n", "read as a run, but shaped like queries (qid TAB text)" },
 		{ DX_INPUT_TRIPLES, "what is x\tx is a y\tz is\n", "read as ID triples, but shaped like text triples (query TAB passage TAB passage)" },
-		{ DX_INPUT_TRIPLES, "{\"_id\": \"1\"}\n", "read as ID triples, but shaped like JSONL (queries or a corpus)" },
+		{ DX_INPUT_TRIPLES, "{\"_id\": \"1\"}\n", "read as ID triples, but shaped like JSON or JSONL" },
 		/* What each kind's own files look like: nothing to say. */
 		{ DX_INPUT_QRELS, "1\t7\t1\n1\t3\t1\n1\t9\t2\n", "" },
 		{ DX_INPUT_QRELS, "1 0 7 1\n", "" },
