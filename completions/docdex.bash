@@ -86,9 +86,9 @@ _docdex()
     local global_opts="-h --help -V --version"
     local index_opts="-o --output --format --id-column --id-field --columns --duplicates --skip-bad --span --bgzf --level -@ --threads --stats --verify -f --force -q --quiet -h --help"
     local get_opts="--field --format --position --random --seed --missing --batch --access -h --help"
-    local sample_opts="--queries --qrels --min-rel --run --depth --margin --weights --exclude-judged --random --run-ratio --triples --pairs -o --output --format --field --negatives --count --epochs --seed --start --rank --world-size --drop-last --strict --stats --no-readahead --access -h --help"
-    local bench_opts="--strategies --workload --batch -j --workers --threads --duration --samples --warmup --repeat --mem-limit --limit-by --queries --qrels --run --depth --negatives --seed --synthetic --tmpdir --format -o --output --plot --baseline --tolerance --from -c --config -q --quiet -h --help"
-    local pin_test_opts="--pin --placement --ramdisk --cache --strategy --workload --batch -j --workers --threads --duration --samples --warmup --repeat --mem-limit --limit-by --queries --qrels --run --depth --negatives --seed --synthetic --tmpdir --format -o --output --plot --baseline --tolerance --from -c --config -q --quiet -h --help"
+    local sample_opts="--queries --qrels --min-rel --run --depth --margin --weights --exclude-judged --random --run-ratio --triples --pairs -o --output --format --field --negatives --count --epochs --seed --start --rank --world-size --drop-last --strict --stats --no-readahead --access -q --quiet -h --help"
+    local bench_opts="--strategies --workload --batch -j --workers --threads --duration --samples --warmup --repeat --mem-limit --limit-by --queries --qrels --run --depth --negatives --seed --synthetic --tmpdir --format -o --output --plot --baseline --tolerance --from -c --config --wide -q --quiet -h --help"
+    local pin_test_opts="--pin --placement --ramdisk --cache --strategy --workload --batch -j --workers --threads --duration --samples --warmup --repeat --mem-limit --limit-by --queries --qrels --run --depth --negatives --seed --synthetic --tmpdir --format -o --output --plot --baseline --tolerance --from -c --config --wide -q --quiet -h --help"
     # The options that take a value, in the next word or after "=".
     local index_valued="-o --output --format --id-column --id-field --columns --duplicates --span --bgzf --level -@ --threads"
     local get_valued="--field --format --random --seed --missing --batch --access"

@@ -110,6 +110,7 @@ complete -c docdex -n '__fish_seen_subcommand_from sample' -l rank -x -d 'the sh
 complete -c docdex -n '__fish_seen_subcommand_from sample' -l world-size -x -d 'number of shards, each as long, the last padded (default $WORLD_SIZE, or 1)'
 complete -c docdex -n '__fish_seen_subcommand_from sample' -l drop-last -d 'leave out the remainder instead of padding the last shards'
 complete -c docdex -n '__fish_seen_subcommand_from sample' -l strict -d 'stop at the first bad input line or an input shaped like another kind'
+complete -c docdex -n '__fish_seen_subcommand_from sample' -s q -l quiet -d 'no progress bar'
 complete -c docdex -n '__fish_seen_subcommand_from sample' -l stats -d 'print what was read and written to stderr'
 complete -c docdex -n '__fish_seen_subcommand_from sample' -l no-readahead -d 'do not read the documents of the next batch ahead'
 complete -c docdex -n '__fish_seen_subcommand_from sample' -l access -x -a 'auto\t"the mapping while the records are in memory, pread while they are not (default)" mmap\t"the shared mapping" pread\t"a copy of each record"' -d 'how records of a plain corpus are read'
@@ -155,6 +156,7 @@ complete -c docdex -n '__fish_seen_subcommand_from bench pin-test' -l baseline -
 complete -c docdex -n '__fish_seen_subcommand_from bench pin-test' -l tolerance -x -d 'what the baseline comparison forgives, in percent (default 10)'
 complete -c docdex -n '__fish_seen_subcommand_from bench pin-test' -l from -r -F -d 'report an earlier JSON report instead of measuring'
 complete -c docdex -n '__fish_seen_subcommand_from bench pin-test' -s c -l config -k -x -a '(__fish_complete_suffix .yaml)' -d 'read options from a YAML experiment file'
+complete -c docdex -n '__fish_seen_subcommand_from bench pin-test' -l wide -d 'the table with every column'
 complete -c docdex -n '__fish_seen_subcommand_from bench pin-test' -s q -l quiet -d 'no table when writing a report file, no progress'
 complete -c docdex -n '__fish_seen_subcommand_from bench pin-test' -s h -l help -d 'show the usage and options'
 
