@@ -29,7 +29,7 @@ STATIC = os.path.join(LIB, "libdocdex.a")
 
 def codec_libraries():
     """The codec libraries the core was built with (the top Makefile's
-    build/codecs: "-ldeflate", or nothing)."""
+    build/codecs: "-ldeflate -lisal", some of them, or nothing)."""
     try:
         with open(os.path.join(TOP, "build", "codecs"), encoding="utf-8") as f:
             return [w[2:] for w in f.read().split() if w.startswith("-l")]
