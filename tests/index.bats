@@ -177,8 +177,8 @@ b	two"
 	equals "$output" "a	three"
 	# Every record keeps its place and its own id.
 	run dx get --position --format tsv d.tsv 0 2
-	equals "$output" "a	a one
-a	a three"
+	equals "$output" "a	one
+a	three"
 }
 
 @test "records without an id fail with file and line, or are skipped and counted" {
