@@ -433,7 +433,8 @@ DX_EXPORT DX_MUST_CHECK int dx_corpus_id(dx_corpus *c, uint64_t pos, const char 
  * A NULL spec selects the record's text: a TSV column named text or body,
  * else the last column; the first JSON key of text, contents, body,
  * passage, segment; a TREC document's <TEXT>, else all after its <DOCNO>.
- * Parsing returns NULL with DX_EINVAL (a bad field) or DX_ENOMEM.  A
+ * Parsing returns NULL with DX_EINVAL (a bad field: a TSV column name the
+ * index lacks, or a column number past those it names) or DX_ENOMEM.  A
  * dx_fields serves c and any corpus opened on the same index.
  */
 typedef struct dx_fields dx_fields;
