@@ -18,9 +18,12 @@ static const char usage[] =
 	"Print documents by id, in the order the ids come: from the arguments, or\n"
 	"one a line from stdin when there are none ('-' reads stdin too).\n"
 	"\n"
-	"      --field NAMES        print these fields, joined by a space: TSV column\n"
-	"                           numbers or names, JSON keys, TREC elements (text)\n"
-	"      --format FORMAT      raw, tsv or jsonl (default: raw, the record as it is)\n"
+	"      --field NAMES        print these fields: TSV column numbers or names,\n"
+	"                           JSON keys, TREC elements (text); raw joins them\n"
+	"                           by a space, tsv and jsonl keep them apart\n"
+	"      --format FORMAT      raw (default: the record as it is), tsv (the id and\n"
+	"                           each field a column) or jsonl (an object: doc_id\n"
+	"                           and each field under its name)\n"
 	"      --position           read 0-based positions in corpus order, not ids\n"
 	"      --random N           print N distinct documents drawn at random\n"
 	"      --seed S             seed for --random (default: 0)\n"
@@ -83,26 +86,66 @@ static void fail(getter *g)
 	g->stop = 1;
 }
 
+/* The key of the id in --format jsonl: the name ir_datasets gives it. */
+static const char id_key[] = "doc_id";
+
+/* A field's value as JSON: a string, JSON text as it stands, or null for a
+ * field the record lacks. */
+static int json_value(out *o, const dx_value *v)
+{
+	switch (v->kind) {
+	case DX_VALUE_JSON: return out_write(o, v->data, v->len);
+	case DX_VALUE_ABSENT: return OUT_LIT(o, "null");
+	}
+	return out_json_string(o, v->data, v->len);
+}
+
+/* The record's fields after its id: those selected, or all but the one
+ * that holds the id, each a TSV column or a member of the JSON object. */
+static int emit_values(getter *g, const dx_value *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (v[i].is_id)
+			continue;
+		if (g->format == FMT_TSV) {
+			if (out_char(&g->o, '\t') || out_tsv_field(&g->o, v[i].data, v[i].len))
+				return -1;
+			continue;
+		}
+		/* The id is there already, under its own key. */
+		if (v[i].name_len == sizeof id_key - 1 && memcmp(v[i].name, id_key, v[i].name_len) == 0)
+			continue;
+		if (out_char(&g->o, ',') || out_json_string(&g->o, v[i].name, v[i].name_len) ||
+		    out_char(&g->o, ':') || json_value(&g->o, &v[i]))
+			return -1;
+	}
+	return 0;
+}
+
 /* Prints a record; id is the id it was asked by, or NULL to look it up. */
 static void emit(getter *g, const dx_record *rec, const char *id, size_t idlen)
 {
 	const char *text = rec->data;
 	size_t len = rec->len;
-	if ((g->fields && dx_corpus_fields(g->c, g->fields, rec, &text, &len, &g->err) < 0) ||
-	    (g->format != FMT_RAW && !id && dx_corpus_id(g->c, rec->pos, &id, &idlen, &g->err) < 0)) {
+	const dx_value *vals = NULL;
+	size_t nvals = 0;
+	int r;
+	if (g->format == FMT_RAW)
+		r = g->fields ? dx_corpus_fields(g->c, g->fields, rec, &text, &len, &g->err) : 0;
+	else
+		r = dx_corpus_values(g->c, g->fields, rec, &vals, &nvals, &g->err);
+	if (r < 0 || (g->format != FMT_RAW && !id && dx_corpus_id(g->c, rec->pos, &id, &idlen, &g->err) < 0)) {
 		fail(g);
 		return;
 	}
-	int r;
 	switch (g->format) {
 	case FMT_TSV:
-		r = out_tsv_field(&g->o, id, idlen) || out_char(&g->o, '\t') ||
-		    out_tsv_field(&g->o, text, len) || out_char(&g->o, '\n');
+		r = out_tsv_field(&g->o, id, idlen) || emit_values(g, vals, nvals) || out_char(&g->o, '\n');
 		break;
 	case FMT_JSONL:
-		r = out_write(&g->o, "{\"id\":", 6) || out_json_string(&g->o, id, idlen) ||
-		    out_write(&g->o, ",\"text\":", 8) || out_json_string(&g->o, text, len) ||
-		    out_write(&g->o, "}\n", 2);
+		r = out_char(&g->o, '{') || out_json_string(&g->o, id_key, sizeof id_key - 1) ||
+		    out_char(&g->o, ':') || out_json_string(&g->o, id, idlen) ||
+		    emit_values(g, vals, nvals) || OUT_LIT(&g->o, "}\n");
 		break;
 	default:
 		/* A raw record in a mapped corpus is handed over, not copied. */

@@ -47,6 +47,11 @@ struct dx_corpus {
 	                         were in memory (read through the mapping) */
 	uint64_t unprobed;    /* records read since that probe */
 	dx_buf scratch, join;
+	/* dx_corpus_values: the values, and for each whether its name or its
+	 * bytes lie in scratch, held as an offset until scratch stops moving. */
+	dx_value *vals;
+	unsigned char *vin;
+	size_t nvals, vals_cap;
 	dx_buf single;        /* a record read with pread by dx_corpus_record */
 	dx_buf arena;         /* decompressed records of a batch */
 	/* A batch's decompressed records in file order: where each goes in the
@@ -300,6 +305,8 @@ void dx_corpus_close(dx_corpus *c)
 	dx_index_close(c->ix);
 	dx__buf_free(&c->scratch);
 	dx__buf_free(&c->join);
+	free(c->vals);
+	free(c->vin);
 	free(c);
 }
 
@@ -786,6 +793,15 @@ int dx_corpus_records(dx_corpus *c, const uint64_t *pos, size_t n, dx_record *re
 	return rc;
 }
 
+/* A field's name, for dx_corpus_values, when its format set none. */
+static void set_field_name(dx_field *f, const char *name, size_t len)
+{
+	if (len >= sizeof f->name)
+		len = sizeof f->name - 1;
+	memcpy(f->name, name, len);
+	f->name_len = len;
+}
+
 dx_fields *dx_fields_parse(dx_corpus *c, const char *spec, dx_err *err)
 {
 	if (!spec) {
@@ -795,6 +811,8 @@ dx_fields *dx_fields_parse(dx_corpus *c, const char *spec, dx_err *err)
 			dx__fail_nomem(err);
 		else
 			f->n = c->ops->field_parse(c->pm, "", 0, &f->item[0], &why) == 0;
+		if (f && f->n && !f->item[0].name_len)
+			set_field_name(&f->item[0], "text", 4);
 		return f;
 	}
 	size_t n = 1;
@@ -812,10 +830,17 @@ dx_fields *dx_fields_parse(dx_corpus *c, const char *spec, dx_err *err)
 		size_t len = e ? (size_t)(e - p) : strlen(p);
 		const char *why = "empty field name";
 		if (len == 0 || c->ops->field_parse(c->pm, p, len, &f->item[i], &why) < 0) {
-			dx__fail_n(err, DX_EINVAL, p, len, "bad field for a %s corpus, %s", c->ops->name, why);
+			/* The corpus by its file (its index when it has several),
+			 * and a TSV corpus's columns, for the name to be checked. */
+			const char *file = c->nsrc == 1 ? c->src[0].path : dx__index_path(c->ix);
+			int tsv = c->pm->format == DX_FMT_TSV && c->pm->columns[0];
+			dx__fail_n(err, DX_EINVAL, p, len, "bad field for the %s corpus %s%s%s%s, %s", c->ops->name,
+			           file, tsv ? " (columns " : "", tsv ? c->pm->columns : "", tsv ? ")" : "", why);
 			free(f);
 			return NULL;
 		}
+		if (!f->item[i].name_len)
+			set_field_name(&f->item[i], p, len);
 		p = e ? e + 1 : p + len;
 	}
 	return f;
@@ -853,6 +878,88 @@ static int fields(dx_corpus *c, const dx_fields *f, const dx_record *rec, const 
 	*out = c->join.p;
 	*outlen = c->join.len;
 	return 0;
+}
+
+/* The dx_value_sink of dx_corpus_values. */
+static int add_value(void *ctx, const char *name, size_t name_len, const char *s, size_t n, int kind,
+                     int is_id)
+{
+	dx_corpus *c = ctx;
+	if (c->nvals == c->vals_cap) {
+		size_t cap = c->vals_cap ? 2 * c->vals_cap : 16;
+		dx_value *v = realloc(c->vals, cap * sizeof *v);
+		if (v)
+			c->vals = v;
+		unsigned char *in = v ? realloc(c->vin, cap) : NULL;
+		if (!in)
+			return DX_ENOMEM;
+		c->vin = in;
+		c->vals_cap = cap;
+	}
+	/* Scratch may move when it grows: what lies in it is kept as an
+	 * offset, made a pointer again once every value is in.  Empty bytes
+	 * point nowhere that could move (nor at the end of scratch). */
+	if (!name_len)
+		name = "";
+	if (!n)
+		s = "";
+	uintptr_t lo = (uintptr_t)c->scratch.p, hi = lo + c->scratch.len;
+	int name_in = c->scratch.p && (uintptr_t)name >= lo && (uintptr_t)name < hi;
+	int data_in = c->scratch.p && (uintptr_t)s >= lo && (uintptr_t)s < hi;
+	c->vals[c->nvals] = (dx_value){
+		.name = name_in ? (const char *)((uintptr_t)name - lo) : name,
+		.name_len = name_len,
+		.data = data_in ? (const char *)((uintptr_t)s - lo) : s,
+		.len = n,
+		.kind = kind,
+		.is_id = is_id,
+	};
+	c->vin[c->nvals++] = (unsigned char)(name_in | data_in << 1);
+	return 0;
+}
+
+static int values(dx_corpus *c, const dx_fields *f, const dx_record *rec, const dx_value **vals,
+                  size_t *nvals, dx_err *err)
+{
+	int rc = 0;
+	c->scratch.len = 0;
+	c->nvals = 0;
+	if (!f)
+		rc = c->ops->all(c->pm, rec->data, rec->len, &c->scratch, add_value, c);
+	for (size_t i = 0; f && i < f->n && rc >= 0; i++) {
+		const char *s;
+		size_t n;
+		const dx_field *fi = &f->item[i];
+		rc = c->ops->field(c->pm, fi, rec->data, rec->len, &c->scratch, &s, &n);
+		if (rc >= 0)
+			rc = add_value(c, fi->name, fi->name_len, s, n, rc, 0);
+	}
+	if (rc == DX_ENOMEM)
+		return dx__fail_nomem(err);
+	if (rc < 0) {
+		const char *id;
+		size_t idl;
+		if (dx_corpus_id(c, rec->pos, &id, &idl, err) < 0)
+			return err->code;
+		return dx__fail_n(err, rc, id, idl, "malformed record");
+	}
+	for (size_t i = 0; i < c->nvals; i++) {
+		if (c->vin[i] & 1)
+			c->vals[i].name = c->scratch.p + (uintptr_t)c->vals[i].name;
+		if (c->vin[i] & 2)
+			c->vals[i].data = c->scratch.p + (uintptr_t)c->vals[i].data;
+	}
+	*vals = c->vals;
+	*nvals = c->nvals;
+	return 0;
+}
+
+int dx_corpus_values(dx_corpus *c, const dx_fields *f, const dx_record *rec, const dx_value **vals,
+                     size_t *n, dx_err *err)
+{
+	int rc;
+	DX__GUARDED(rc, c, NULL, err, values(c, f, rec, vals, n, err));
+	return rc;
 }
 
 int dx_corpus_fields(dx_corpus *c, const dx_fields *f, const dx_record *rec, const char **out,

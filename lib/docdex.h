@@ -433,7 +433,8 @@ DX_EXPORT DX_MUST_CHECK int dx_corpus_id(dx_corpus *c, uint64_t pos, const char 
  * A NULL spec selects the record's text: a TSV column named text or body,
  * else the last column; the first JSON key of text, contents, body,
  * passage, segment; a TREC document's <TEXT>, else all after its <DOCNO>.
- * Parsing returns NULL with DX_EINVAL (a bad field) or DX_ENOMEM.  A
+ * Parsing returns NULL with DX_EINVAL (a bad field: a TSV column name the
+ * index lacks, or a column number past those it names) or DX_ENOMEM.  A
  * dx_fields serves c and any corpus opened on the same index.
  */
 typedef struct dx_fields dx_fields;
@@ -448,6 +449,35 @@ DX_EXPORT void dx_fields_free(dx_fields *f);
  */
 DX_EXPORT DX_MUST_CHECK int dx_corpus_fields(dx_corpus *c, const dx_fields *f, const dx_record *rec,
                                    const char **out, size_t *outlen, dx_err *err);
+
+/*
+ * The fields of a record one by one, for output that keeps them apart
+ * (docdex get --format jsonl).  With f, the fields selected, in order, each
+ * named as it was selected (a TSV column number by the index's name for
+ * that column, when it has one; the text by "text").  With a NULL f, every
+ * field the record has, in its order: each TSV column (named by the
+ * index's names, then by its number from 1), each member of a JSONL
+ * object (by its key, decoded), a TREC document's DOCNO (by "docno") and
+ * text (by "text"); is_id marks the field that holds the id.
+ *
+ * A value is DX_VALUE_TEXT, bytes (a JSON string decoded); DX_VALUE_JSON,
+ * the text of a JSON value other than a string, as it stands in the
+ * record and checked to be JSON (one that is not, as Python's NaN, comes
+ * as DX_VALUE_TEXT); or DX_VALUE_ABSENT, a selected field the record
+ * lacks (empty).  *vals and the bytes they point to are valid until the
+ * next call on c.  Returns 0, DX_EFORMAT (a malformed record), DX_ENOMEM.
+ */
+enum { DX_VALUE_ABSENT = 0, DX_VALUE_TEXT = 1, DX_VALUE_JSON = 2 };
+typedef struct dx_value {
+	const char *name;
+	size_t name_len;
+	const char *data;
+	size_t len;
+	int kind;    /* DX_VALUE_* */
+	int is_id;   /* with a NULL f: the field that holds the record's id */
+} dx_value;
+DX_EXPORT DX_MUST_CHECK int dx_corpus_values(dx_corpus *c, const dx_fields *f, const dx_record *rec,
+                                   const dx_value **vals, size_t *n, dx_err *err);
 
 /* ---- training triples ---------------------------------------------------- */
 

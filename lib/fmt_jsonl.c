@@ -1,5 +1,6 @@
 /* fmt_jsonl.c: one JSON object a line (MS MARCO v2, BEIR corpus.jsonl).
  * The id is the value of one key, a string or a number. */
+#include <errno.h>
 #include <string.h>
 
 #include "docdex.h"
@@ -122,6 +123,22 @@ static int text_member(const char *rec, size_t len, dx_json_member *out)
 	return r < 0 ? -1 : best < nkeys;
 }
 
+/* Nesting deeper than this in a value is not checked but passed as text:
+ * no IR corpus nests its metadata this deep. */
+enum { CHECK_DEPTH = 64 };
+
+/* A member's value: a string decoded, another value as its text, which
+ * output can copy as JSON once it is checked to be JSON (NaN, which
+ * Python's json writes, is not: it comes as text). */
+static int member_value(const dx_json_member *m, dx_buf *scratch, const char **out, size_t *outlen)
+{
+	if (dx__json_value(m, scratch, out, outlen) < 0)
+		return DX_EFORMAT;
+	if (*m->val == '"')
+		return DX_VALUE_TEXT;
+	return dx__json_check(m->val, m->val_end, CHECK_DEPTH) == m->val_end ? DX_VALUE_JSON : DX_VALUE_TEXT;
+}
+
 static int jsonl_field(const dx_params *pm, const dx_field *f, const char *rec, size_t len,
                        dx_buf *scratch, const char **out, size_t *outlen)
 {
@@ -133,9 +150,41 @@ static int jsonl_field(const dx_params *pm, const dx_field *f, const char *rec, 
 	if (r == 0) {
 		*out = rec;
 		*outlen = 0;
-		return 0;
+		return DX_VALUE_ABSENT;
 	}
-	return dx__json_value(&m, scratch, out, outlen) < 0 ? DX_EFORMAT : 0;
+	return member_value(&m, scratch, out, outlen);
+}
+
+static int jsonl_all(const dx_params *pm, const char *rec, size_t len, dx_buf *scratch,
+                     dx_value_sink add, void *ctx)
+{
+	const char *p = rec, *end = rec + len;
+	size_t idlen = strlen(pm->id_field);
+	dx_json_member m;
+	int r, id_seen = 0;
+	if (dx__json_open_object(&p, end) < 0)
+		return DX_EFORMAT;
+	while ((r = dx__json_next_member(&p, end, &m)) == 1) {
+		const char *name = m.key, *s;
+		size_t nl = m.key_len, n;
+		if (m.key_escaped) {
+			/* The key with its quotes, decoded. */
+			size_t at = scratch->len;
+			if (dx__json_decode(m.key - 1, m.key + m.key_len + 1, scratch) < 0)
+				return errno == ENOMEM ? DX_ENOMEM : DX_EFORMAT;
+			name = scratch->p + at;
+			nl = scratch->len - at;
+		}
+		int kind = member_value(&m, scratch, &s, &n);
+		if (kind < 0)
+			return kind;
+		/* The id is the first member of its key, as jsonl_id takes it. */
+		int is_id = !id_seen && dx__json_key_is(&m, pm->id_field, idlen);
+		id_seen |= is_id;
+		if ((kind = add(ctx, name, nl, s, n, kind, is_id)) < 0)
+			return kind;
+	}
+	return r < 0 ? DX_EFORMAT : 0;
 }
 
 const dx_format_ops dx__fmt_jsonl = {
@@ -144,6 +193,7 @@ const dx_format_ops dx__fmt_jsonl = {
 	.id = jsonl_id,
 	.field_parse = jsonl_field_parse,
 	.field = jsonl_field,
+	.all = jsonl_all,
 	.ends = dx__line_ends,
 	.gap = 1,
 };

@@ -179,13 +179,15 @@ static int trec_field(const dx_params *pm, const dx_field *f, const char *rec, s
 	const char *end = rec + len;
 	if (f->column == TREC_DOCNO) {
 		const char *why;
-		if (trec_id(pm, rec, len, scratch, out, outlen, &why) < 0)
+		if (trec_id(pm, rec, len, scratch, out, outlen, &why) < 0) {
 			*outlen = 0;
-		return 0;
+			return DX_VALUE_ABSENT;
+		}
+		return DX_VALUE_TEXT;
 	}
 	if (element(rec, end, f->name, f->name_len, out, outlen)) {
 		trim(out, outlen);
-		return 0;
+		return DX_VALUE_TEXT;
 	}
 	*out = rec;
 	*outlen = 0;
@@ -202,6 +204,27 @@ static int trec_field(const dx_params *pm, const dx_field *f, const char *rec, s
 			*outlen = (size_t)(end - 6 - *out); /* less the closing </DOC> */
 			trim(out, outlen);
 		}
+		/* Present, if empty: every document has a text. */
+		return DX_VALUE_TEXT;
+	}
+	return DX_VALUE_ABSENT;
+}
+
+/* A document's fields: its id and its text, the two that every TREC
+ * collection has (the other elements vary from one to the next). */
+static int trec_all(const dx_params *pm, const char *rec, size_t len, dx_buf *scratch,
+                    dx_value_sink add, void *ctx)
+{
+	static const char *const names[] = { "docno", "text" };
+	for (int i = 0; i < 2; i++) {
+		dx_field f;
+		const char *why, *s;
+		size_t n;
+		int r = trec_field_parse(pm, names[i], strlen(names[i]), &f, &why);
+		if (r == 0)
+			r = trec_field(pm, &f, rec, len, scratch, &s, &n);
+		if (r < 0 || (r = add(ctx, names[i], strlen(names[i]), s, n, r, i == 0)) < 0)
+			return r;
 	}
 	return 0;
 }
@@ -220,6 +243,7 @@ const dx_format_ops dx__fmt_trec = {
 	.id = trec_id,
 	.field_parse = trec_field_parse,
 	.field = trec_field,
+	.all = trec_all,
 	.ends = trec_ends,
 	.gap = 0,
 };

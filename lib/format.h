@@ -34,7 +34,8 @@ typedef int (*dx_id_fn)(const dx_params *pm, const char *rec, size_t len, dx_buf
 /* One selected field, parsed from a name once per command. */
 typedef struct dx_field {
 	unsigned column;      /* TSV: 0-based column */
-	char name[128];       /* JSONL key or TREC element; TREC "text" and "docno" are special */
+	char name[128];       /* JSONL key or TREC element; TREC "text" and "docno" are special;
+	                         TSV: the index's name of the column, or its number as given */
 	size_t name_len;
 } dx_field;
 
@@ -44,9 +45,24 @@ typedef struct dx_field {
 typedef int (*dx_field_parse_fn)(const dx_params *pm, const char *name, size_t len,
                                  dx_field *f, const char **why);
 
-/* The field's bytes: *out points into rec or into scratch (appended to). */
+/* The field's bytes: *out points into rec or into scratch (appended to).
+ * Returns the value's DX_VALUE_* kind: DX_VALUE_ABSENT (*outlen 0) when
+ * the record lacks the field, DX_VALUE_JSON for a JSON value other than a
+ * string (its text as it stands in the record); or a negative code. */
 typedef int (*dx_field_fn)(const dx_params *pm, const dx_field *f, const char *rec, size_t len,
                            dx_buf *scratch, const char **out, size_t *outlen);
+
+/* Takes one field of a record from a dx_all_fn: its name, its bytes (a
+ * DX_VALUE_* kind), and whether it holds the record's id.  Each pointer
+ * may point into the record or into scratch.  Returns 0 or DX_ENOMEM. */
+typedef int (*dx_value_sink)(void *ctx, const char *name, size_t name_len, const char *s, size_t n,
+                             int kind, int is_id);
+
+/* Every field of a record, in order, each handed to add (see
+ * dx_corpus_values); names or values it makes are appended to scratch.
+ * Returns 0, DX_EFORMAT (a malformed record) or DX_ENOMEM. */
+typedef int (*dx_all_fn)(const dx_params *pm, const char *rec, size_t len, dx_buf *scratch,
+                         dx_value_sink add, void *ctx);
 
 /*
  * Whether a record found through an index ends where the format ends one:
@@ -63,6 +79,7 @@ typedef struct dx_format_ops {
 	dx_id_fn id;
 	dx_field_parse_fn field_parse;
 	dx_field_fn field;
+	dx_all_fn all;
 	dx_ends_fn ends;
 	unsigned gap;         /* the fewest bytes between a record and the next
 	                         (a line's LF) */

@@ -104,14 +104,15 @@ get_each_access() {
 			get_each_access asked want --format "$fmt" --field "$fields" "$file"
 		done
 	done
-	# The JSONL of TSV records is their text (an oracle of its own).
+	# The JSONL of TSV records is their columns (an oracle of its own).
 	cut -f1 p.tsv > ids
 	shuffled_with_repeats ids asked
 	dx get --access pread --format jsonl p.tsv < asked > out.jsonl
 	tsv_lines_of p.tsv asked > want
 	run python3 -c '
 import json, sys
-got = [json.loads(l)["text"] for l in open("out.jsonl", encoding="utf-8")]
+got = [json.loads(l) for l in open("out.jsonl", encoding="utf-8")]
+got = [o["doc_id"] + "\t" + o["text"] for o in got]
 want = open("want", encoding="utf-8").read().split("\n")[:-1]
 assert got == want, (len(got), len(want))
 print(len(got))'

@@ -1,6 +1,7 @@
 #!/usr/bin/env bats
 # The text of a document when no --field is given: the same bytes as the
-# explicit field that names it, in every format, for get and sample.
+# explicit field that names it, in every format, for get and sample; and
+# fields selected together, kept apart by get's tsv and jsonl output.
 
 load helpers
 
@@ -47,4 +48,43 @@ load helpers
 	printf 'q1\t%s\t%s\n' "$a" "$b" > t.tsv
 	equals "$(dx sample --queries q.tsv --triples t.tsv beir-msmarco-300.jsonl)" \
 	       "$(dx sample --queries q.tsv --triples t.tsv --field text beir-msmarco-300.jsonl)"
+}
+
+@test "tsv and jsonl keep the selected fields apart: each the bytes raw prints for it alone" {
+	use_data trec-ap-sample.trec beir-dbpedia-300.jsonl msmarco-v2.1-doc-segmented.json msmarco-passage-toy.tsv
+	local f fields id
+	while read -r f fields id; do
+		dx index -q "$f"
+		local -a names
+		IFS=, read -r -a names <<<"$fields"
+		: > alone
+		local name
+		for name in "${names[@]}"; do
+			dx get --field "$name" "$f" "$id" >> alone
+			printf '\0' >> alone
+		done
+		dx get --format jsonl --field "$fields" "$f" "$id" > out.jsonl
+		dx get --format tsv --field "$fields" "$f" "$id" > out.tsv
+		run python3 -c '
+import json, sys
+names = sys.argv[1].split(",")
+alone = open("alone", "rb").read().split(b"\0")[:-1]
+alone = [a[:-1].decode() for a in alone]  # less the newline raw adds
+o = json.loads(open("out.jsonl", encoding="utf-8").read())
+assert list(o) == ["doc_id"] + names, list(o)
+# A string decoded, a number as its JSON text (as the record writes it).
+vals = [v if isinstance(v, str) else json.dumps(v) for v in (o[n] for n in names)]
+assert vals == alone, (vals, alone)
+cols = open("out.tsv", encoding="utf-8").read().rstrip("\n").split("\t")
+flat = lambda s: s.replace("\t", " ").replace("\r", " ").replace("\n", " ")
+assert cols == [o["doc_id"]] + [flat(a) for a in alone], (cols, alone)
+print(len(names))' "$fields"
+		status_is 0
+		equals "$output" "${#names[@]}"
+	done <<-EOF2
+	trec-ap-sample.trec head,text,dateline,docno DOC222
+	beir-dbpedia-300.jsonl text,title,_id <dbpedia:Oceanic_Airlines>
+	msmarco-v2.1-doc-segmented.json title,start_char,headings,url msmarco_v2.1_doc_00_0#0_0
+	msmarco-passage-toy.tsv text,id 0
+	EOF2
 }

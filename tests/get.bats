@@ -96,7 +96,6 @@ docdex get: not a position: 'x1'"
 }
 
 @test "--format tsv keeps one line per document; jsonl parses back to the same text" {
-	printf 'a\tline one\n{"_id": "j1", "text": "tab\\there\\nnewline \\"quoted\\" caf\\u00e9"}\n' > /dev/null
 	printf '{"_id": "j1", "text": "tab\\there\\nnew line \\"quoted\\" caf\\u00e9 \\\\ \\u0001"}\n' > j.jsonl
 	dx index -q j.jsonl
 	run --separate-stderr dx get --format tsv --field text j.jsonl j1
@@ -106,20 +105,157 @@ docdex get: not a position: 'x1'"
 	run python3 -c '
 import json, sys
 o = json.loads(open("out.jsonl").read())
-assert o == {"id": "j1", "text": "tab\there\nnew line \"quoted\" caf\u00e9 \\ \u0001"}, o
+assert o == {"doc_id": "j1", "text": "tab\there\nnew line \"quoted\" caf\u00e9 \\ \u0001"}, o
 print("ok")'
 	status_is 0
 	equals "$output" ok
-	# Without --field the text is the raw record.
-	dx get --format jsonl d.tsv < <(cut -f1 d.tsv) > all.jsonl
+	# Without --field, every column: a TSV line comes back as it is, and
+	# as an object of the index's column names.
+	cut -f1 d.tsv > ids
+	run --separate-stderr dx get --format tsv d.tsv < ids
+	status_is 0
+	equals "$output" "$(cat d.tsv)"
+	dx get --format jsonl d.tsv < ids > all.jsonl
 	run python3 -c '
 import json
 recs = [json.loads(l) for l in open("all.jsonl")]
 lines = open("d.tsv").read().splitlines()
-assert [r["text"] for r in recs] == lines
-assert [r["id"] for r in recs] == [l.split("\t")[0] for l in lines]
+want = [dict(zip(["doc_id", "url", "title", "body"], l.split("\t"))) for l in lines]
+assert recs == want
+assert all(list(r) == ["doc_id", "url", "title", "body"] for r in recs)
 print(len(recs))'
 	equals "$output" 400
+}
+
+@test "--format jsonl on real JSONL corpora: doc_id, then the record's other keys with their values" {
+	use_data beir-msmarco-300.jsonl beir-dbpedia-300.jsonl msmarco-v2-doc.json msmarco-v2-passage.json \
+		msmarco-v2.1-doc-segmented.json msmarco-v1-passage-docs00.json mrtydi-ja.jsonl.gz
+	local f key n
+	while read -r f key; do
+		dx index -q "$f"
+		n=$(zcat -f "$f" | grep -c .)
+		seq 0 $((n - 1)) | dx get --position --format jsonl "$f" > out.jsonl
+		run python3 -c '
+import gzip, json, sys
+f, key = sys.argv[1], sys.argv[2]
+src = [json.loads(l) for l in (gzip.open if f.endswith(".gz") else open)(f, "rt", encoding="utf-8") if l.strip()]
+out = [json.loads(l) for l in open("out.jsonl", encoding="utf-8")]
+assert len(out) == len(src) > 0
+for o, r in zip(out, src):
+    want = {"doc_id": str(r[key])}
+    want.update((k, v) for k, v in r.items() if k != key)
+    assert o == want, (o, want)
+    assert list(o) == list(want)
+print(len(out))' "$f" "$key"
+		status_is 0
+		equals "$output" "$n"
+	done <<-EOF
+	beir-msmarco-300.jsonl _id
+	beir-dbpedia-300.jsonl _id
+	msmarco-v2-doc.json docid
+	msmarco-v2-passage.json pid
+	msmarco-v2.1-doc-segmented.json docid
+	msmarco-v1-passage-docs00.json id
+	mrtydi-ja.jsonl.gz docid
+	EOF
+}
+
+@test "golden output: each format of TREC, JSONL and TSV samples, with and without --field" {
+	use_data trec-ap-sample.trec msmarco-v2-passage.json msmarco-v2.1-doc-segmented.json \
+		beir-msmarco-300.jsonl msmarco-passage-toy.tsv
+	local f
+	for f in trec-ap-sample.trec msmarco-v2-passage.json msmarco-v2.1-doc-segmented.json \
+		beir-msmarco-300.jsonl msmarco-passage-toy.tsv; do
+		dx index -q "$f"
+	done
+	# TREC: the id and the text, or the elements named.
+	run --separate-stderr dx get --format jsonl trec-ap-sample.trec DOC222
+	status_is 0
+	equals "$output" '{"doc_id":"DOC222","text":"simple\n   enough\n   text\n   text\n   text"}'
+	run --separate-stderr dx get --format tsv trec-ap-sample.trec DOC222
+	equals "$output" "DOC222	simple    enough    text    text    text"
+	run --separate-stderr dx get --format jsonl --field head,dateline,byline trec-ap-sample.trec TREC_DOC_1
+	equals "$output" '{"doc_id":"TREC_DOC_1","head":"This is head","dateline":"TOKYO (AP)","byline":null}'
+	run --separate-stderr dx get --format tsv --field head,dateline,byline trec-ap-sample.trec TREC_DOC_1
+	equals "$output" "TREC_DOC_1	This is head	TOKYO (AP)	"
+	# JSONL: every key but the id's; numbers stay numbers.
+	run --separate-stderr dx get --format jsonl msmarco-v2-passage.json msmarco_passage_00_0
+	equals "$output" '{"doc_id":"msmarco_passage_00_0","passage":"0-60 Times - 0-60 | 0 to 60 Times & 1/4 Mile Times | Zero to 60 Car Reviews.","spans":"(0,75)","docid":"msmarco_doc_00_0"}'
+	run --separate-stderr dx get --format tsv msmarco-v2-passage.json msmarco_passage_00_0
+	equals "$output" "msmarco_passage_00_0	0-60 Times - 0-60 | 0 to 60 Times & 1/4 Mile Times | Zero to 60 Car Reviews.	(0,75)	msmarco_doc_00_0"
+	run --separate-stderr dx get --format jsonl --field end_char,start_char,title msmarco-v2.1-doc-segmented.json 'msmarco_v2.1_doc_00_0#0_0'
+	equals "$output" "{\"doc_id\":\"msmarco_v2.1_doc_00_0#0_0\",\"end_char\":$(head -n 1 msmarco-v2.1-doc-segmented.json | python3 -c 'import json,sys; print(json.load(sys.stdin)["end_char"])'),\"start_char\":0,\"title\":\"0-60 Times - 0-60 | 0 to 60 Times & 1/4 Mile Times | Zero to 60 Car Reviews\"}"
+	# MS MARCO in BEIR's copy: an empty title is an empty value, kept apart
+	# from the text (raw joins the two with a space, as it always did).
+	local text
+	text=$(dx get --field text beir-msmarco-300.jsonl 4380635)
+	run --separate-stderr dx get --format jsonl --field title,text beir-msmarco-300.jsonl 4380635
+	equals "$output" "{\"doc_id\":\"4380635\",\"title\":\"\",\"text\":\"$text\"}"
+	run --separate-stderr dx get --format tsv --field title,text beir-msmarco-300.jsonl 4380635
+	equals "$output" "4380635		$text"
+	run --separate-stderr dx get --field title,text beir-msmarco-300.jsonl 4380635
+	equals "$output" " $text"
+	# TSV: MS MARCO passages by the index's column names, line for line.
+	run --separate-stderr dx get --position --format jsonl msmarco-passage-toy.tsv 0
+	equals "$output" "{\"doc_id\":\"0\",\"text\":\"$(head -n 1 msmarco-passage-toy.tsv | cut -f2)\"}"
+	run --separate-stderr dx get --position --format jsonl --field 2 msmarco-passage-toy.tsv 0
+	equals "$output" "{\"doc_id\":\"0\",\"text\":\"$(head -n 1 msmarco-passage-toy.tsv | cut -f2)\"}"
+	cut -f1 msmarco-passage-toy.tsv | dx get --format tsv msmarco-passage-toy.tsv | cmp - msmarco-passage-toy.tsv
+}
+
+@test "--format jsonl: doc_id is the id, a string, once" {
+	printf '{"doc_id": "a", "text": "x"}\n' > a.jsonl
+	printf '{"_id": 12, "doc_id": "other", "title": "t"}\n' > n.jsonl
+	dx index -q a.jsonl
+	dx index -q n.jsonl
+	run --separate-stderr dx get --format jsonl a.jsonl a
+	equals "$output" '{"doc_id":"a","text":"x"}'
+	run --separate-stderr dx get --format jsonl --field doc_id,text a.jsonl a
+	equals "$output" '{"doc_id":"a","text":"x"}'
+	run --separate-stderr dx get --format jsonl n.jsonl 12
+	equals "$output" '{"doc_id":"12","title":"t"}'
+	run --separate-stderr dx get --format jsonl --field _id n.jsonl 12
+	equals "$output" '{"doc_id":"12","_id":12}'
+}
+
+@test "a field that no record has is a usage error; one that a record lacks is empty, or null in jsonl" {
+	printf 'p1\tone\np2\ttwo\n' > two.tsv
+	dx index -q two.tsv
+	run --separate-stderr dx get --field 3 two.tsv p1
+	status_is 2
+	equals "$output" ""
+	equals "$stderr" "docdex get: bad field for the tsv corpus two.tsv (columns id,text), no column of that number: '3'"
+	run --separate-stderr dx get --format jsonl --field 1,2,3 two.tsv p1
+	status_is 2
+	equals "$stderr" "docdex get: bad field for the tsv corpus two.tsv (columns id,text), no column of that number: '3'"
+	run --separate-stderr dx get --field nosuch two.tsv p1
+	status_is 2
+	equals "$stderr" "docdex get: bad field for the tsv corpus two.tsv (columns id,text), no column of that name: 'nosuch'"
+	run --separate-stderr dx get --field 2 two.tsv p1
+	status_is 0
+	equals "$output" one
+	# Five columns: the index names none, so a record short of the column
+	# asked has it empty, as a JSONL record without the key asked has.
+	printf 'a\t1\t2\t3\t4\nb\t1\t2\t3\t4\t5\n' > five.tsv
+	dx index -q five.tsv
+	run --separate-stderr dx get --field 6 five.tsv a b
+	status_is 0
+	equals "$output" "
+5"
+	run --separate-stderr dx get --format jsonl --field 2,6 five.tsv a b
+	equals "$output" '{"doc_id":"a","2":"1","6":null}
+{"doc_id":"b","2":"1","6":"5"}'
+	run --separate-stderr dx get --format tsv --field 6,2 five.tsv a
+	equals "$output" "a		1"
+	run --separate-stderr dx get --format jsonl five.tsv b
+	equals "$output" '{"doc_id":"b","2":"1","3":"2","4":"3","5":"4","6":"5"}'
+	printf '{"_id": "x", "title": "T"}\n{"_id": "y"}\n' > k.jsonl
+	dx index -q k.jsonl
+	dx get --field title k.jsonl x y > out
+	printf 'T\n\n' | cmp - out
+	run --separate-stderr dx get --format jsonl --field title k.jsonl x y
+	equals "$output" '{"doc_id":"x","title":"T"}
+{"doc_id":"y","title":null}'
 }
 
 @test "a corpus changed since indexing is refused, no document printed" {

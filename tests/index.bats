@@ -79,7 +79,7 @@ a"
 	equals "$output" "text one"
 	run --separate-stderr dx get --field nope t.tsv q1
 	status_is 2
-	equals "$stderr" "docdex get: bad field for a tsv corpus, no column of that name (see the index's columns): 'nope'"
+	equals "$stderr" "docdex get: bad field for the tsv corpus t.tsv (columns body,qid,title), no column of that name: 'nope'"
 }
 
 @test "CRLF, a byte order mark, blank lines and a last line without newline" {
@@ -177,8 +177,8 @@ b	two"
 	equals "$output" "a	three"
 	# Every record keeps its place and its own id.
 	run dx get --position --format tsv d.tsv 0 2
-	equals "$output" "a	a one
-a	a three"
+	equals "$output" "a	one
+a	three"
 }
 
 @test "records without an id fail with file and line, or are skipped and counted" {

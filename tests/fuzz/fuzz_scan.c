@@ -117,6 +117,23 @@ static void check_record(dx_corpus *c, const dx_build_opts *o, const dx_fields *
 	if (named && dx_corpus_record(c, pos, &rec, &err) == 0 &&
 	    dx_corpus_fields(c, named, &rec, &out, &outlen, &err) == 0)
 		touch(out, outlen);
+	/* The fields one by one, selected and all of them: every name and
+	 * value in memory that is still there (scratch moves as it grows). */
+	const dx_fields *sel[3] = { NULL, text, named };
+	for (int k = 0; k < 3; k++) {
+		const dx_value *v;
+		size_t n;
+		if ((k && !sel[k]) || dx_corpus_record(c, pos, &rec, &err) < 0 ||
+		    dx_corpus_values(c, sel[k], &rec, &v, &n, &err) < 0)
+			continue;
+		for (size_t i = 0; i < n; i++) {
+			if (v[i].kind < DX_VALUE_ABSENT || v[i].kind > DX_VALUE_JSON ||
+			    (v[i].kind == DX_VALUE_ABSENT && v[i].len))
+				abort();
+			touch(v[i].name, v[i].name_len);
+			touch(v[i].data, v[i].len);
+		}
+	}
 }
 
 static void serve(const char *index, const dx_build_opts *o, const dx_build_report *rep)

@@ -77,16 +77,46 @@ static void id_is(const dx_format_ops *ops, const dx_params *pm, const char *rec
 	dx__buf_free(&scratch);
 }
 
-static void field_is(const dx_format_ops *ops, const dx_params *pm, const char *name, const char *rec,
-                     const char *want)
+/* The field's bytes, want, and its kind: a JSON value other than a string
+ * when want_kind is DX_VALUE_JSON, absent when want is NULL. */
+static void field_kind_is(const dx_format_ops *ops, const dx_params *pm, const char *name,
+                          const char *rec, const char *want, int want_kind)
 {
 	dx_field f;
 	const char *why, *s;
 	size_t n;
 	dx_buf scratch = { 0 };
 	CHECK(ops->field_parse(pm, name, strlen(name), &f, &why) == 0);
-	CHECK(ops->field(pm, &f, rec, strlen(rec), &scratch, &s, &n) == 0);
-	CHECK_MEM(s, n, want);
+	CHECK_EQ(ops->field(pm, &f, rec, strlen(rec), &scratch, &s, &n), want ? want_kind : DX_VALUE_ABSENT);
+	CHECK_MEM(s, n, want ? want : "");
+	dx__buf_free(&scratch);
+}
+
+static void field_is(const dx_format_ops *ops, const dx_params *pm, const char *name, const char *rec,
+                     const char *want)
+{
+	field_kind_is(ops, pm, name, rec, want, DX_VALUE_TEXT);
+}
+
+/* dx_all_fn's fields, gathered as "name=value" joined by '|', a JSON value
+ * as "name:value", the id's name starred. */
+static char all_out[1024];
+
+static int gather(void *ctx, const char *name, size_t nl, const char *s, size_t n, int kind, int is_id)
+{
+	size_t *o = ctx;
+	*o += (size_t)snprintf(all_out + *o, sizeof all_out - *o, "%s%s%.*s%c%.*s", *o ? "|" : "",
+	                       is_id ? "*" : "", (int)nl, name, kind == DX_VALUE_JSON ? ':' : '=', (int)n, s);
+	return 0;
+}
+
+static void all_is(const dx_format_ops *ops, const dx_params *pm, const char *rec, const char *want)
+{
+	dx_buf scratch = { 0 };
+	size_t o = 0;
+	all_out[0] = '\0';
+	CHECK_EQ(ops->all(pm, rec, strlen(rec), &scratch, gather, &o), 0);
+	CHECK_MEM(all_out, o, want);
 	dx__buf_free(&scratch);
 }
 
@@ -129,11 +159,24 @@ int main(void)
 	snprintf(tsv.columns, sizeof tsv.columns, "id,url,title,body");
 	field_is(&dx__fmt_tsv, &tsv, "title", "D1\thttp://x\tA title\tthe body", "A title");
 	field_is(&dx__fmt_tsv, &tsv, "4", "D1\thttp://x\tA title\tthe body", "the body");
-	field_is(&dx__fmt_tsv, &tsv, "body", "D1\thttp://x", ""); /* a missing column is empty */
+	field_is(&dx__fmt_tsv, &tsv, "body", "D1\thttp://x", NULL); /* a missing column is empty */
+	field_is(&dx__fmt_tsv, &tsv, "title", "D1\thttp://x\t\tb", "");
 	dx_field f;
 	const char *why;
 	CHECK(dx__fmt_tsv.field_parse(&tsv, "0", 1, &f, &why) < 0);
 	CHECK(dx__fmt_tsv.field_parse(&tsv, "nope", 4, &f, &why) < 0);
+	/* A number past the columns the index names: no record has it. */
+	CHECK(dx__fmt_tsv.field_parse(&tsv, "5", 1, &f, &why) < 0);
+	/* A number is named by the index's name for it. */
+	CHECK(dx__fmt_tsv.field_parse(&tsv, "3", 1, &f, &why) == 0);
+	CHECK_MEM(f.name, f.name_len, "title");
+	all_is(&dx__fmt_tsv, &tsv, "D1\thttp://x\tA title\tthe body", "*id=D1|url=http://x|title=A title|body=the body");
+	all_is(&dx__fmt_tsv, &tsv, "D1\tu\tt\tb\textra", "*id=D1|url=u|title=t|body=b|5=extra");
+	dx_params bare = params(DX_FMT_TSV);
+	CHECK(dx__fmt_tsv.field_parse(&bare, "7", 1, &f, &why) == 0); /* no names: no count */
+	CHECK_MEM(f.name, f.name_len, "7");
+	field_is(&dx__fmt_tsv, &bare, "7", "a\tb", NULL);
+	all_is(&dx__fmt_tsv, &bare, "a\tb", "*1=a|2=b");
 
 	dx_params js = params(DX_FMT_JSONL);
 	CHECK(strcmp(dx__jsonl_default_id_field("{\"pid\": \"p\", \"docid\": \"d\"}", 26), "pid") == 0);
@@ -149,8 +192,15 @@ int main(void)
 	id_is(&dx__fmt_jsonl, &js, "{\"_id\": \"x\"", NULL);
 	id_is(&dx__fmt_jsonl, &js, "[\"_id\"]", NULL);
 	field_is(&dx__fmt_jsonl, &js, "text", "{\"_id\": \"1\", \"text\": \"a\\tb\"}", "a\tb");
-	field_is(&dx__fmt_jsonl, &js, "meta", "{\"_id\": \"1\", \"meta\": {\"k\": [1]}}", "{\"k\": [1]}");
-	field_is(&dx__fmt_jsonl, &js, "title", "{\"_id\": \"1\"}", "");
+	field_kind_is(&dx__fmt_jsonl, &js, "meta", "{\"_id\": \"1\", \"meta\": {\"k\": [1]}}", "{\"k\": [1]}",
+	              DX_VALUE_JSON);
+	field_kind_is(&dx__fmt_jsonl, &js, "n", "{\"_id\": \"1\", \"n\": -1.5e3}", "-1.5e3", DX_VALUE_JSON);
+	/* Not JSON (Python writes NaN): its text, as a string would be. */
+	field_is(&dx__fmt_jsonl, &js, "n", "{\"_id\": \"1\", \"n\": NaN}", "NaN");
+	field_is(&dx__fmt_jsonl, &js, "title", "{\"_id\": \"1\"}", NULL);
+	field_is(&dx__fmt_jsonl, &js, "title", "{\"_id\": \"1\", \"title\": \"\"}", "");
+	all_is(&dx__fmt_jsonl, &js, "{\"_id\": \"1\", \"t\\u00e9\": \"a\\tb\", \"m\": {\"k\": null}, \"_id\": 2}",
+	       "*_id=1|t\xc3\xa9=a\tb|m:{\"k\": null}|_id:2");
 
 	dx_params tr = params(DX_FMT_TREC);
 	id_is(trec, &tr, "<DOC>\n<DOCNO> FBIS3-1 </DOCNO>\n<TEXT>t</TEXT>\n</DOC>", "FBIS3-1");
@@ -163,7 +213,8 @@ int main(void)
 	field_is(trec, &tr, "text", doc, "<title>\tThe Title </title>\nbody\ttext");
 	field_is(trec, &tr, "docno", doc, "S1");
 	field_is(trec, &tr, "text", "<DOC>\n<DOCNO>2</DOCNO>\n<TEXT>\n x \n</TEXT>\n</DOC>", "x");
-	field_is(trec, &tr, "head", doc, "");
+	field_is(trec, &tr, "head", doc, NULL);
+	all_is(trec, &tr, doc, "*docno=S1|text=<title>\tThe Title </title>\nbody\ttext");
 	/* No field named is the text, exactly as "text" selects it: the
 	 * <TEXT> element, not the SGML after <DOCNO>. */
 	const char *robust = "<DOC><DOCNO>d1</DOCNO><HEADLINE>T1</HEADLINE><TEXT>body one</TEXT></DOC>";
