@@ -899,7 +899,7 @@ int dxb_rs_write_svg(const dxb_rs_matrix *m, FILE *f)
 	double w = 2 * PANEL_W + legend_w;
 	/* Below the title: what was measured on what (the header's lines),
 	 * how to read the points, and what the two panels' figures are. */
-	char lines[8][LABEL_MAX * 2];
+	char lines[8][LABEL_MAX * 2]; /* 5 of the header, how to read, 2 notes */
 	int nl = 0;
 	for (const char *hd = m->header; hd && *hd && nl < 5;) {
 		size_t len = strcspn(hd, "\n");
@@ -913,14 +913,13 @@ int dxb_rs_write_svg(const dxb_rs_matrix *m, FILE *f)
 	         "max%s", p.minreps < p.maxreps ? "up to " : "", p.maxreps, p.maxreps == 1 ? "" : "s",
 	         any_fastest ? "; ringed: the fastest at its x, clear of the others' noise"
 	                     : "; no point is clear of the others' noise");
-	lines[nl][0] = '\0';
 	for (int w2 = 0; w2 < 2; w2++) {
 		const dxb_rs_metric *k = &m->metrics[m->plot_metrics[w2]];
+		char name[LABEL_MAX];
+		metric_title(name, sizeof name, k);
 		if (k->note)
-			snprintf(lines[nl] + strlen(lines[nl]), sizeof lines[0] - strlen(lines[nl]),
-			         "%s%s: %s", lines[nl][0] ? "; " : "", k->label ? k->label : k->key, k->note);
+			snprintf(lines[nl++], sizeof lines[0], "%s: %s", name, k->note);
 	}
-	nl += lines[nl][0] != '\0';
 	p.head = HEAD + LINE_H * (nl - 1);
 	double h = p.head + PANEL_H;
 	if (p.head + PAD_T + (double)p.ns * ROW + 16 > h)
