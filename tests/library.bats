@@ -61,8 +61,8 @@ sub_make() {
 	grep -qx 'prefix=/opt/dx' "$stage/opt/dx/lib/pkgconfig/docdex.pc"
 	grep -qx 'Libs: -L${libdir} -ldocdex' "$stage/opt/dx/lib/pkgconfig/docdex.pc"
 	grep -qx 'libdir=${prefix}/lib' "$stage/opt/dx/lib/pkgconfig/docdex.pc"
-	# libdeflate where the build has it (docdex --version names it).
-	grep -Eqx 'Libs.private: -lm -lpthread( -ldeflate)?' "$stage/opt/dx/lib/pkgconfig/docdex.pc"
+	# libdeflate and ISA-L where the build has them (docdex --version names them).
+	grep -Eqx 'Libs.private: -lm -lpthread( -ldeflate)?( -lisal)?' "$stage/opt/dx/lib/pkgconfig/docdex.pc"
 	grep -qx 'Requires.private: zlib' "$stage/opt/dx/lib/pkgconfig/docdex.pc"
 	run sub_make uninstall DESTDIR="$stage" PREFIX=/opt/dx
 	status_is 0
