@@ -147,7 +147,8 @@ enum { DX_ID_SEQUENTIAL = 1, DX_ID_HASH = 2 };
 DX_EXPORT const char *dx_id_kind_name(int kind);
 
 /* Called now and then with the uncompressed bytes scanned so far and the
- * total; a non-zero return cancels the work with DX_ECANCELED. */
+ * total (a compressed file's projected from its ratio so far, exact once
+ * it is read); a non-zero return cancels the work with DX_ECANCELED. */
 typedef int (*dx_progress_fn)(void *ctx, uint64_t done, uint64_t total);
 
 typedef struct dx_build_opts {

@@ -145,6 +145,27 @@ static int64_t read_input(void *ctx, char *buf, size_t cap, uint64_t *pos, dx_er
 	}
 }
 
+/*
+ * Progress in uncompressed bytes, as dx_progress_fn has it: a compressed
+ * file's total is projected from its ratio so far (the gzip trailer's
+ * size is modulo 4 GiB, and one member's only), the files after it at
+ * their size on disk.  pos of the file's fsize bytes read; done_before,
+ * the file bytes of the files before.  Non-zero to cancel.
+ */
+static int report(dx_scan *s, uint64_t pos, uint64_t fsize, uint64_t done_before)
+{
+	/* The files after this one, at their size on disk (none where the
+	 * files grew since the total was taken). */
+	uint64_t left = s->total > done_before ? s->total - done_before : 0;
+	uint64_t later = left > fsize ? left - fsize : 0;
+	uint64_t est = fsize;
+	if (s->kind != DX_SOURCE_PLAIN && pos)
+		est = (uint64_t)((double)s->usize / (double)pos * (double)fsize);
+	if (est < s->usize)
+		est = s->usize;
+	return s->progress(s->progress_ctx, s->udone + s->usize, s->udone + est + later);
+}
+
 int dx__scan_file(dx_scan *s, const char *path, uint32_t file, dx_err *err)
 {
 	dx__buf_free(&s->points);
@@ -164,6 +185,8 @@ int dx__scan_file(dx_scan *s, const char *path, uint32_t file, dx_err *err)
 	}
 	gz->in = NULL;
 	input in = { 0, fd, gz, path, 0 };
+	struct stat st;
+	uint64_t fsize = fstat(fd, &st) == 0 ? (uint64_t)st.st_size : 0;
 	if ((rc = open_input(s, path, fd, gz, err)) < 0)
 		goto out;
 	in.kind = s->kind; /* before the reading thread starts */
@@ -184,9 +207,8 @@ int dx__scan_file(dx_scan *s, const char *path, uint32_t file, dx_err *err)
 		}
 		eof = c->last;
 		s->usize += c->len;
-		/* Progress counts file bytes, compressed or not. */
 		s->done = done_before + c->pos;
-		if (s->progress && s->progress(s->progress_ctx, s->done, s->total)) {
+		if (s->progress && report(s, c->pos, fsize, done_before)) {
 			rc = dx__fail(err, DX_ECANCELED, 0, path, "interrupted");
 			goto out;
 		}
@@ -273,9 +295,12 @@ int dx__scan_file(dx_scan *s, const char *path, uint32_t file, dx_err *err)
 end:
 	dx__ra_stop(&ra);
 	started = 0;
-	struct stat st;
-	if (fstat(fd, &st) == 0)
-		s->done = done_before + (uint64_t)st.st_size;
+	s->done = done_before + fsize;
+	s->udone += s->usize;
+	/* The file's projection replaced by what it held, once it is read. */
+	if (rc == 0 && s->progress)
+		(void)s->progress(s->progress_ctx, s->udone,
+		                  s->udone + (s->total > s->done ? s->total - s->done : 0));
 	if (s->kind != DX_SOURCE_PLAIN) {
 		/* The points and windows go to the caller; the warning too. */
 		s->points = gz->points;

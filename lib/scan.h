@@ -37,6 +37,7 @@ typedef struct dx_scan {
 	dx_progress_fn progress;
 	void *progress_ctx;
 	uint64_t done, total; /* file bytes scanned so far and in all, for progress */
+	uint64_t udone;       /* uncompressed bytes of the files scanned before */
 	/* What dx__scan_file found of the last file it read: */
 	int kind;             /* DX_SOURCE_* */
 	uint64_t usize;       /* its uncompressed size */

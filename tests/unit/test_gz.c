@@ -282,9 +282,51 @@ static void bgzf(void)
 	dx__buf_free(&c);
 }
 
+/* What a build's progress callback is told: the last figures, and whether
+ * any call had done past total or going back. */
+typedef struct seen {
+	uint64_t done, total, calls;
+	int bad;
+} seen;
+
+static int note_progress(void *ctx, uint64_t done, uint64_t total)
+{
+	seen *s = ctx;
+	s->bad |= done > total || done < s->done;
+	s->done = done;
+	s->total = total;
+	s->calls++;
+	return 0;
+}
+
+/* Progress counts uncompressed bytes, a gzip file's too (its compressed
+ * rate looked slow): at the end, done and total are the corpus's size. */
+static void progress_uncompressed(void)
+{
+	dx_buf c = { 0 };
+	corpus(&c, 20000, DXB_SYN_PASSAGES);
+	write_gz("progress.gz", c.p, c.len, NULL, 0);
+	dx_build_opts o;
+	dx_build_opts_init(&o);
+	seen s = { 0 };
+	o.progress = note_progress;
+	o.progress_ctx = &s;
+	const char *files[] = { path("progress.gz") };
+	dx_build_report rep;
+	dx_err err = { 0 };
+	char out[4096];
+	snprintf(out, sizeof out, "%s", path("progress.ddx"));
+	CHECK_EQ(dx_index_build(files, 1, out, &o, &rep, &err), 0);
+	CHECK(s.calls > 0 && !s.bad);
+	CHECK_EQ(s.done, c.len);
+	CHECK_EQ(s.total, c.len);
+	dx__buf_free(&c);
+}
+
 int main(void)
 {
 	CHECK(unit_mkdir());
+	progress_uncompressed();
 	single_member();
 	multi_member();
 	damage();
