@@ -4,8 +4,11 @@
 #                        lib/libdocdex.so.0) and the benchmark engine
 #                        (bench/libdxbench.a, never installed)
 #   make check           C unit tests of lib/, the fuzz harnesses over their
-#                        saved inputs, then the bats suites (the readers'
-#                        again with zlib serving, where libdeflate is built in)
+#                        saved inputs, the bats suites (the readers' again
+#                        with zlib serving, where libdeflate is built in) and
+#                        the Python tests, CHECK_JOBS (2) suites at a time;
+#                        ends with each suite's time and the tests passed,
+#                        failed and skipped
 #   make check-zlib      a build without libdeflate (build/zlib) and the
 #                        readers' tests on it
 #   make CODECS=zlib     build without libdeflate (default: with it, where it
