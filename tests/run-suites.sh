@@ -38,12 +38,13 @@ case $jobs in '' | *[!0-9]* | 0) echo "run-suites.sh: -j wants a count, not '$jo
 [ ${#names[@]} -gt 0 ] || { echo "run-suites.sh: no suite to run" >&2; exit 2; }
 
 # Each suite in a process group of its own (job control), so that an
-# interrupted run stops all that a suite started.
+# interrupted run can stop all that a suite started, its background
+# processes included; the terminal's ^C comes to this script alone.
 set -m
 logs=$(mktemp -d "${TMPDIR:-/tmp}/run-suites.XXXXXX") || exit 2
 trap 'rm -rf "$logs"' EXIT
-# Interrupted, the suites get the signal from the terminal too; the
-# summary of those done is still worth showing.
+# Interrupted, the suites running are stopped, and the summary of those
+# done is still shown.
 interrupted=
 trap 'interrupted=1' INT TERM
 
@@ -73,7 +74,7 @@ done < <(for i in "${!names[@]}"; do printf '%s\t%s\n' "$(last_time "${names[$i]
 
 now() { date +%s.%N; }
 start=$(now)
-declare -A pid_of_job job_of_pid started
+declare -A job_of_pid started
 running=0
 serial_busy=
 status=()
@@ -111,7 +112,6 @@ launch() {
 	local i=$1
 	started[$i]=$(now)
 	bash -c "${cmds[$i]}" > "$logs/$i.log" 2>&1 < /dev/null &
-	pid_of_job[$i]=$!
 	job_of_pid[$!]=$i
 	running=$((running + 1))
 	is_serial "${names[$i]}" && serial_busy=$i
