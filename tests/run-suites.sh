@@ -187,10 +187,14 @@ for i in "${!names[@]}"; do
 done
 printf '%s' "$rows" | sort -t $'\t' -k1,1nr -s | cut -f2-
 
+# This run's times, and the last known of the suites it did not run.
 if [ -n "$times_file" ]; then
-	for i in "${!names[@]}"; do
-		[ -n "${seconds[$i]-}" ] && printf '%s\t%s\n' "${names[$i]}" "${seconds[$i]}"
-	done > "$times_file.new" && mv "$times_file.new" "$times_file"
+	{
+		for i in "${!names[@]}"; do
+			[ -n "${seconds[$i]-}" ] && printf '%s\t%s\n' "${names[$i]}" "${seconds[$i]}"
+		done
+		[ -r "$times_file" ] && cat "$times_file"
+	} | awk -F '\t' '!seen[$1]++' > "$times_file.new" && mv "$times_file.new" "$times_file"
 fi
 
 for i in "${!names[@]}"; do
