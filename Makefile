@@ -4,8 +4,11 @@
 #                        lib/libdocdex.so.0) and the benchmark engine
 #                        (bench/libdxbench.a, never installed)
 #   make check           C unit tests of lib/, the fuzz harnesses over their
-#                        saved inputs, then the bats suites (the readers'
-#                        again with zlib serving, where libdeflate is built in)
+#                        saved inputs, the bats suites (the readers' again
+#                        with zlib serving, where libdeflate is built in) and
+#                        the Python tests, CHECK_JOBS (2) suites at a time;
+#                        ends with each suite's time and the tests passed,
+#                        failed and skipped
 #   make check-zlib      a build without libdeflate (build/zlib) and the
 #                        readers' tests on it
 #   make CODECS=zlib     build without libdeflate (default: with it, where it
@@ -216,9 +219,15 @@ $(FAIL_FORK): tests/fail_fork.c
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -fPIC -shared $(LDFLAGS) -o $@ $< -ldl
 
+# Each unit test program, then each replay below, is one TAP line (ok N
+# NAME, not ok N NAME): make check counts them as the bats tests.  The
+# commands are kept in variables for make check's runner (tests/run-suites.sh),
+# single-quoted there: no single quote in them.
+UNIT_RUN = st=0; i=0; for t in $(UNIT_BIN); do i=$$((i + 1)); \
+    if DOCDEX_FAKE_CUDART=$(abspath $(FAKE_CUDART)) $(RUNNER) $$t; then echo "ok $$i $$t"; \
+    else echo "not ok $$i $$t"; st=1; fi; done; exit $$st
 unit: $(UNIT_BIN) $(FAKE_CUDART)
-	@for t in $(UNIT_BIN); do echo "unit: $$t"; \
-	    DOCDEX_FAKE_CUDART=$(abspath $(FAKE_CUDART)) $(RUNNER) $$t || exit 1; done
+	@$(UNIT_RUN)
 
 # Fuzz harnesses: each tests/fuzz/fuzz_NAME.c feeds bytes to one parser of
 # outside input (LLVMFuzzerTestOneInput).  make check replays each, with
@@ -239,21 +248,42 @@ $(B)/tests/fuzz/replay/%: $(B)/tests/fuzz/fuzz_%.o $(B)/tests/fuzz/replay.o $(FU
 # With libdeflate built in, the replays run again with zlib serving
 # (DOCDEX_CODEC=zlib, lib/codec.h).
 REPLAY_CODECS = default $(if $(CODEC_LIBS),zlib)
+REPLAY_RUN = st=0; i=0; for c in $(REPLAY_CODECS); do for n in $(FUZZ_NAMES); do i=$$((i + 1)); \
+    if DOCDEX_CODEC=$$c $(RUNNER) $(B)/tests/fuzz/replay/$$n $(FUZZ_INPUTS); \
+    then echo "ok $$i replay $$n ($$c codec)"; else echo "not ok $$i replay $$n ($$c codec)"; st=1; fi; \
+    done; done; exit $$st
 replay: $(REPLAY_BIN)
-	@for c in $(REPLAY_CODECS); do for n in $(FUZZ_NAMES); do echo "replay: $$n ($$c codec)"; \
-	    DOCDEX_CODEC=$$c $(RUNNER) $(B)/tests/fuzz/replay/$$n $(FUZZ_INPUTS) || exit 1; done; done
+	@$(REPLAY_RUN)
 
 TEST_DOCDEX = $(if $(RUNNER),DX_RUNNER_PROGRAM=$(abspath $(DOCDEX)) DOCDEX=$(RUNNER),DOCDEX=$(abspath $(DOCDEX)))
 # The Python package's tests run with the plain build; the sanitizer
 # builds test the C code.
 PY_CHECK = $(if $(filter build,$(B)),python-check)
-check: all unit replay $(POKE) $(FAIL_FORK) $(PY_CHECK)
-	$(TEST_DOCDEX) DX_SYNTH=$(abspath $(SYNTH)) DX_POKE=$(abspath $(POKE)) DX_LIBSO=$(abspath $(LIBDX_SO)) \
+PY_RUN = DOCDEX=$(abspath $(DOCDEX)) $(PYTHON) -m pytest -q python/tests
+
+# make check's suites, CHECK_JOBS at a time (tests/run-suites.sh): the unit
+# tests, the replays, the Python tests and each bats file, each suite's
+# tests in order; its output shown whole once it is done, and at the end
+# the time of each and the count of tests passed, failed and skipped.
+# A suite that fails does not stop the others, and fails make check.
+# CHECK_JOBS=1 runs them one after the other.
+CHECK_JOBS ?= 2
+# The suites that run one at a time: bench.bats and pin_test.bats each
+# compare the whole machine's docdex-bench.* memory cgroups before and
+# after a test, which the other's runs would change.
+CHECK_SERIAL = bench.bats pin_test.bats
+CHECK_SUITES = $(sort $(wildcard tests/*.bats))
+# make for tests/library.bats, named through a variable of our own: a
+# recipe line that names $(MAKE) itself is run even by make -n.
+CHECK_MAKE = $(MAKE)
+check: all $(UNIT_BIN) $(FAKE_CUDART) $(REPLAY_BIN) $(POKE) $(FAIL_FORK) $(if $(PY_CHECK),python)
+	@$(TEST_DOCDEX) DX_SYNTH=$(abspath $(SYNTH)) DX_POKE=$(abspath $(POKE)) DX_LIBSO=$(abspath $(LIBDX_SO)) \
 	    DOCDEX_FAKE_CUDART=$(abspath $(FAKE_CUDART)) DX_FAIL_FORK=$(abspath $(FAIL_FORK)) \
-	    DX_MAKE="$(MAKE)" DX_BUILD_DIR=$(B) DX_CC="$(CC)" DX_CFLAGS="$(CFLAGS)" DX_LDFLAGS="$(LDFLAGS)" \
-	    bats tests/*.bats
-	$(if $(ZLIB_CHECK),$(TEST_DOCDEX) DX_SYNTH=$(abspath $(SYNTH)) DX_POKE=$(abspath $(POKE)) \
-	    DOCDEX_CODEC=zlib bats $(CODEC_TESTS))
+	    DX_MAKE="$(CHECK_MAKE)" DX_BUILD_DIR=$(B) DX_CC="$(CC)" DX_CFLAGS="$(CFLAGS)" DX_LDFLAGS="$(LDFLAGS)" \
+	    tests/run-suites.sh -j $(CHECK_JOBS) -s '$(CHECK_SERIAL)' -t $(B)/check-times \
+	    -c unit '$(UNIT_RUN)' -c replay '$(REPLAY_RUN)' $(if $(PY_CHECK),-c python '$(PY_RUN)') \
+	    $(CHECK_SUITES) \
+	    $(if $(ZLIB_CHECK),$(foreach t,$(CODEC_TESTS),-c '$(t), zlib codec' 'DOCDEX_CODEC=zlib bats --tap $(t)'))
 
 # The readers' tests, run a second time with zlib serving where the build
 # has libdeflate (lib/codec.h); in the plain build only, as the Python
@@ -266,8 +296,9 @@ ZLIB_CHECK = $(and $(CODEC_LIBS),$(filter build,$(B)))
 # tests on it: the build that machines without libdeflate get.
 check-zlib:
 	$(MAKE) B=build/zlib CODECS=zlib all build/zlib/ddx-poke
-	DOCDEX=$(abspath build/zlib/docdex) DX_SYNTH=$(abspath build/zlib/dx-synth) \
-	    DX_POKE=$(abspath build/zlib/ddx-poke) bats $(CODEC_TESTS) tests/cli.bats
+	@DOCDEX=$(abspath build/zlib/docdex) DX_SYNTH=$(abspath build/zlib/dx-synth) \
+	    DX_POKE=$(abspath build/zlib/ddx-poke) tests/run-suites.sh -j $(CHECK_JOBS) \
+	    -t build/zlib/check-times $(CODEC_TESTS) tests/cli.bats
 
 FUZZ_TIME ?= 60
 FUZZ_FLAGS = -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
