@@ -129,6 +129,9 @@ void dxb_page_faults(uint64_t *minor, uint64_t *major);
 /* Seconds on a monotonic clock. */
 double dxb_now(void);
 
+/* n with a comma every three digits ("50,000") into buf; returns buf. */
+const char *dxb_format_count(uint64_t n, char *buf, size_t size);
+
 /* The machine's memory, from /proc/meminfo, in bytes (0 when unknown). */
 typedef struct dxb_meminfo {
 	uint64_t total, available;

@@ -4,6 +4,7 @@
  * params and machine objects, so that a report read back with --from says
  * the same as the run that wrote it.
  */
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,18 +42,18 @@ static const char *size_text(double bytes, char *buf, size_t n)
 	return buf;
 }
 
-/* 50000 as "50,000". */
-static const char *count_text(double x, char *buf, size_t n)
+const char *dxb_format_count(uint64_t n, char *buf, size_t size)
 {
-	char digits[32];
-	snprintf(digits, sizeof digits, "%.0f", x < 0 ? 0 : x);
-	size_t len = strlen(digits), o = 0;
-	for (size_t i = 0; i < len && o + 2 < n; i++) {
+	char digits[24];
+	int len = snprintf(digits, sizeof digits, "%llu", (unsigned long long)n);
+	size_t o = 0;
+	for (int i = 0; i < len && o + 2 < size; i++) {
 		if (i && (len - i) % 3 == 0)
 			buf[o++] = ',';
 		buf[o++] = digits[i];
 	}
-	buf[o] = '\0';
+	if (size)
+		buf[o] = '\0';
 	return buf;
 }
 
@@ -84,7 +85,7 @@ char *dxb_rs_header(const dxb_rs_matrix *m)
 	if (string(p, "corpus", corpus, sizeof corpus)[0]) {
 		int synthetic = strncmp(corpus, "synthetic ", 10) == 0;
 		add(text, &len, "corpus: %s%s, %s records, %s%s\n", synthetic ? "generated " : "",
-		    corpus + (synthetic ? 10 : 0), count_text(number(p, "records"), a, sizeof a),
+		    corpus + (synthetic ? 10 : 0), dxb_format_count((uint64_t)fmax(0, number(p, "records")), a, sizeof a),
 		    size_text(number(p, "corpus_bytes"), b, sizeof b),
 		    synthetic ? " (small enough to sit in the page cache: name a corpus of your own "
 		                "to measure it)" : "");

@@ -191,25 +191,10 @@ void progress_init(progress *p, const char *label, int quiet)
 	p->start = p->last = dxb_now();
 }
 
-/* A count with thousands separators: 1,234,567. */
-static const char *count_text(uint64_t v, char *buf, size_t size)
-{
-	char digits[24];
-	int n = snprintf(digits, sizeof digits, "%llu", (unsigned long long)v);
-	size_t o = 0;
-	for (int i = 0; i < n && o + 2 < size; i++) {
-		if (i && (n - i) % 3 == 0)
-			buf[o++] = ',';
-		buf[o++] = digits[i];
-	}
-	buf[o] = '\0';
-	return buf;
-}
-
 /* A quantity of the bar: a count, or bytes. */
 static const char *amount(const progress *p, uint64_t v, char *buf, size_t size)
 {
-	return p->unit ? count_text(v, buf, size) : dx_format_bytes(v, buf, size);
+	return p->unit ? dxb_format_count(v, buf, size) : dx_format_bytes(v, buf, size);
 }
 
 /* The time left at the rate so far: "1:05", "2:03:04". */

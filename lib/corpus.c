@@ -851,6 +851,17 @@ void dx_fields_free(dx_fields *f)
 	free(f);
 }
 
+/* A record whose fields the format cannot take apart: error rc, naming
+ * the record's id. */
+static int malformed(dx_corpus *c, const dx_record *rec, int rc, dx_err *err)
+{
+	const char *id;
+	size_t idl;
+	if (dx_corpus_id(c, rec->pos, &id, &idl, err) < 0)
+		return err->code;
+	return dx__fail_n(err, rc, id, idl, "malformed record");
+}
+
 static int fields(dx_corpus *c, const dx_fields *f, const dx_record *rec, const char **out,
                   size_t *outlen, dx_err *err)
 {
@@ -860,13 +871,8 @@ static int fields(dx_corpus *c, const dx_fields *f, const dx_record *rec, const 
 		size_t n;
 		c->scratch.len = 0;
 		int rc = c->ops->field(c->pm, &f->item[i], rec->data, rec->len, &c->scratch, &s, &n);
-		if (rc < 0) {
-			const char *id;
-			size_t idl;
-			if (dx_corpus_id(c, rec->pos, &id, &idl, err) < 0)
-				return err->code;
-			return dx__fail_n(err, rc, id, idl, "malformed record");
-		}
+		if (rc < 0)
+			return malformed(c, rec, rc, err);
 		if (f->n == 1) {
 			*out = s;
 			*outlen = n;
@@ -936,13 +942,8 @@ static int values(dx_corpus *c, const dx_fields *f, const dx_record *rec, const 
 	}
 	if (rc == DX_ENOMEM)
 		return dx__fail_nomem(err);
-	if (rc < 0) {
-		const char *id;
-		size_t idl;
-		if (dx_corpus_id(c, rec->pos, &id, &idl, err) < 0)
-			return err->code;
-		return dx__fail_n(err, rc, id, idl, "malformed record");
-	}
+	if (rc < 0)
+		return malformed(c, rec, rc, err);
 	for (size_t i = 0; i < c->nvals; i++) {
 		if (c->vin[i] & 1)
 			c->vals[i].name = c->scratch.p + (uintptr_t)c->vals[i].name;

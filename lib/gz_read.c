@@ -267,22 +267,14 @@ static int64_t from_fast(dx_gzsrc *g, unsigned char *dst, size_t step, dx_err *e
 static int pump(dx_gzsrc *g, unsigned char *dst, uint64_t n, dx_err *err)
 {
 	while (n) {
-		if (g->in_block) {
-			int64_t got = from_block(g, dst, n, err);
-			if (got < 0)
-				return (int)got;
-			n -= (uint64_t)got;
-			if (dst)
-				dst += got;
-			continue;
-		}
-		if (g->z.avail_in == 0 &&
-		    load(g, g->in_off + (uint64_t)(g->z.next_in - g->in), err) < 0)
-			return err->code;
 		uint64_t cap = dst ? 1u << 30 : SKIP_SIZE;
 		size_t step = (size_t)(n < cap ? n : cap);
-		if (g->in_fast) {
-			int64_t got = from_fast(g, dst, step, err);
+		if (!g->in_block && g->z.avail_in == 0 &&
+		    load(g, g->in_off + (uint64_t)(g->z.next_in - g->in), err) < 0)
+			return err->code;
+		/* A whole block, or ISA-L's stream: each says what it took. */
+		if (g->in_block || g->in_fast) {
+			int64_t got = g->in_block ? from_block(g, dst, n, err) : from_fast(g, dst, step, err);
 			if (got < 0)
 				return (int)got;
 			n -= (uint64_t)got;
