@@ -127,7 +127,7 @@ for kind in $KINDS; do
 			extra=()
 			[ "$workload" = triples ] && extra=(--queries "$f.queries" --qrels "$f.qrels" --run "$f.run")
 			"$DOCDEX" bench -q --strategies pread,mmap -j 1,2 --workload "$workload" --repeat "$RUNS" \
-			    "${extra[@]}" -o "$DIR/bench-$tag-$workload.csv" "$f"
+			    "${extra[@]}" -f -o "$DIR/bench-$tag-$workload.csv" "$f"
 			# samples/s, and the memory split: the workers' own (private)
 			# and the page cache they map (file), each page counted once.
 			awk -F, -v tag="$tag" -v w="$workload" 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
@@ -147,7 +147,7 @@ for kind in $KINDS; do
 		# bench in a memory cgroup of LIMIT, from a cold cache.
 		evict "$f"
 		if "$DOCDEX" bench -q --strategies memory,pread,mmap -j 1,2 --workload random --repeat "$RUNS" \
-		    --mem-limit "$LIMIT" --limit-by cgroup -o "$DIR/bench-$tag-limited.csv" "$f"; then
+		    --mem-limit "$LIMIT" --limit-by cgroup -f -o "$DIR/bench-$tag-limited.csv" "$f"; then
 			awk -F, -v tag="$tag" -v lim="$LIMIT" 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
 			    { k = tag "\tlimited_" $col["strategy"] "_j" $col["workers"]
 			      v = $col["status"] == "ok" ? $col["samples_per_s"] : $col["status"]

@@ -111,8 +111,7 @@ static int is_docdex_index(const char *path)
 
 int cli_check_replace(const char *cmd, const char *output, int force, int index_ok)
 {
-	struct stat st;
-	if (force || !output || stat(output, &st) < 0 || !S_ISREG(st.st_mode))
+	if (force || !output || !dx_output_replaces(output))
 		return 0;
 	if (index_ok && is_docdex_index(output))
 		return 0;

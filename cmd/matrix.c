@@ -71,6 +71,7 @@ static const struct option shared[] = {
 	{ "config", required_argument, NULL, 'c' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "wide", no_argument, NULL, MX_OPT_WIDE },
+	OPTION_FORCE,
 	OPTION_HELP,
 	/* Only in an experiment file: the positional argument. */
 	{ "corpus", required_argument, NULL, MX_OPT_CORPUS },
@@ -128,6 +129,7 @@ static const char shared_usage[] =
 	"                           (options given here override it)\n"
 	"      --wide               the table with every column (by default it fits\n"
 	"                           100 columns; CSV and JSON hold them all)\n"
+	"  -f, --force              replace an existing report or plot file\n"
 	"  -q, --quiet              no table when writing -o, no progress\n"
 	"  -h, --help               show this help\n";
 
@@ -294,9 +296,10 @@ static int set_option(const matrix_cmd *cmd, matrix_opts *b, int id, const char 
 		break;
 	case 'q':
 	case MX_OPT_WIDE:
+	case 'f':
 		if (place && strcmp(v, "true") != 0 && strcmp(v, "false") != 0)
 			return opt_bad_value(cmd->name, name, place, "true or false", v);
-		*(id == 'q' ? &b->quiet : &b->wide) = !place || strcmp(v, "true") == 0;
+		*(id == 'q' ? &b->quiet : id == 'f' ? &b->force : &b->wide) = !place || strcmp(v, "true") == 0;
 		break;
 	case MX_OPT_QUERIES:
 	case MX_OPT_QRELS:
@@ -463,6 +466,12 @@ static int check_outputs(const char *cmd, const matrix_opts *b)
 		cli_error(cmd, "the report and the plot would be the same file", b->plot);
 		rc = EXIT_FAIL;
 	}
+	/* Nor a file already there, without --force, as gzip does: found now,
+	 * not after the run. */
+	if (rc == 0)
+		rc = cli_check_replace(cmd, b->output, b->force, 0);
+	if (rc == 0)
+		rc = cli_check_replace(cmd, b->plot, b->force, 0);
 	dx_corpus_close(c);
 	return rc;
 }
@@ -471,7 +480,7 @@ static int check_outputs(const char *cmd, const matrix_opts *b)
  * argv), then the command line over it. */
 int matrix_parse(const matrix_cmd *cmd, matrix_opts *b, int argc, char **argv)
 {
-	static const char shorts[] = ":j:o:c:qh";
+	static const char shorts[] = ":j:o:c:qfh";
 	struct option *options = all_options(cmd, 0);
 	int c, rc = 0;
 	if (!options) {

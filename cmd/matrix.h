@@ -51,6 +51,7 @@ typedef struct matrix_opts {
 	double tolerance;
 	int quiet;
 	int wide;               /* --wide: the table with every column */
+	int force;              /* -f: replace an existing report or plot */
 	dxb_config *config;        /* the experiment file read, if any */
 	const char *config_path;  /* and its name */
 	/* Paths made absolute for an experiment file's directory. */

@@ -51,6 +51,7 @@ static const char usage[] =
 	"Output:\n"
 	"  -o, --output FILE        write to FILE, replaced only once complete\n"
 	"                           (default: stdout)\n"
+	"  -f, --force              replace FILE where it exists already\n"
 	"      --format FORMAT      tsv (query, positive, negative texts), ids (their\n"
 	"                           ids), jsonl (both, and the epoch), tevatron or\n"
 	"                           flagembedding (those trainers' JSONL) (default: tsv)\n"
@@ -115,6 +116,7 @@ static const struct option options[] = {
 	{ "strict", no_argument, NULL, OPT_STRICT },
 	{ "stats", no_argument, NULL, OPT_STATS },
 	{ "quiet", no_argument, NULL, 'q' },
+	OPTION_FORCE,
 	{ "no-readahead", no_argument, NULL, OPT_NO_READAHEAD },
 	OPTION_ACCESS,
 	OPTION_HELP,
@@ -130,6 +132,7 @@ typedef struct sample_args {
 	int lists;                /* --negatives was given */
 	int stats;
 	int quiet;                /* -q: no progress bar */
+	int force;                /* -f: replace an existing -o file */
 	int readahead;
 	int access;               /* DX_ACCESS_* */
 	int rank_given, world_given;
@@ -444,6 +447,7 @@ static int set_option(sample_args *a, int c, char **argv)
 	case OPT_FIELD: a->field = optarg; return 0;
 	case 'o': a->output = optarg; return 0;
 	case 'q': a->quiet = 1; return 0;
+	case 'f': a->force = 1; return 0;
 	case OPT_FORMAT: return opt_format("sample", NULL, optarg, sample_formats, &a->format);
 	case OPT_ACCESS: return opt_access("sample", optarg, &a->access);
 	case OPT_EXCLUDE_JUDGED:
@@ -534,7 +538,7 @@ static int parse_args(sample_args *a, int argc, char **argv)
 	*a = (sample_args){ .format = FMT_TSV, .readahead = 1 };
 	dx_sample_opts_init(&a->so); /* min_rel 1, negatives 1, run_ratio 0.5, world_size 1 */
 	optind = 1;
-	while ((c = getopt_long(argc, argv, ":o:qh", options, NULL)) != -1)
+	while ((c = getopt_long(argc, argv, ":o:qfh", options, NULL)) != -1)
 		if ((rc = set_option(a, c, argv)) != 0)
 			return rc;
 	if (optind + 1 < argc)
@@ -575,7 +579,8 @@ static int open_sampler(sampler_cli *x, const sample_args *a)
 	}
 	/* Nothing this command reads may be replaced by its output. */
 	const char *const inputs[] = { so.queries, so.qrels, so.run, so.triples };
-	if (cli_check_output("sample", a->output, inputs, sizeof inputs / sizeof *inputs, x->c) != EXIT_OK)
+	if (cli_check_output("sample", a->output, inputs, sizeof inputs / sizeof *inputs, x->c) != EXIT_OK ||
+	    cli_check_replace("sample", a->output, a->force, 0) != EXIT_OK)
 		return EXIT_FAIL;
 	if (x->c && !(x->fields = dx_fields_parse(x->c, a->field, &x->err))) {
 		cli_lib_error("sample", &x->err);

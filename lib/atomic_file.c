@@ -111,6 +111,15 @@ static int named_fd(const char *path)
 	return fd >= 0 && fd <= INT_MAX && *end == '\0' ? (int)fd : -1;
 }
 
+int dx__atomic_replaces(const char *path)
+{
+	struct stat st;
+	int nfd = named_fd(path);
+	if (nfd >= 0 && fcntl(nfd, F_GETFD) >= 0)
+		return 0;
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
 static int resolve_target(dx_atomic *a, const char *path, dx_err *err)
 {
 	struct stat l, st;

@@ -24,6 +24,9 @@ typedef struct dx_atomic {
 	int through;    /* written in place: a device or a FIFO, not a file */
 } dx_atomic;
 
+/* Whether opening path would replace a regular file there (1), rather
+ * than make one or write through a device, FIFO or descriptor (0). */
+int dx__atomic_replaces(const char *path);
 int dx__atomic_open(dx_atomic *a, const char *path, dx_err *err);
 int dx__atomic_write(dx_atomic *a, const void *p, size_t n, dx_err *err);
 int dx__atomic_commit(dx_atomic *a, dx_err *err);

@@ -732,6 +732,11 @@ DX_EXPORT DX_MUST_CHECK dx_output *dx_output_open(const char *path, dx_err *err)
 /* Whether a names a regular file and b the same file (through any link):
  * 1 or 0.  A writer refuses an output that is one of its inputs. */
 DX_EXPORT int dx_same_file(const char *a, const char *b);
+/* Whether dx_output_open(path) would replace a regular file already there
+ * (1), rather than create one or write through a device, a FIFO or a
+ * descriptor named by the path (0): what a command asks before it
+ * replaces a file of its user's without being told to. */
+DX_EXPORT int dx_output_replaces(const char *path);
 /* The descriptor to write the bytes to. */
 DX_EXPORT int dx_output_fd(const dx_output *f);
 /* Replaces the target with what was written; frees f either way.  Returns

@@ -16,6 +16,11 @@ int dx_same_file(const char *a, const char *b)
 	       x.st_ino == y.st_ino;
 }
 
+int dx_output_replaces(const char *path)
+{
+	return dx__atomic_replaces(path);
+}
+
 /* An atomic file as the library shows it. */
 struct dx_output {
 	dx_atomic a;

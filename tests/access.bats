@@ -267,22 +267,22 @@ evict() {
 	equals "$(wc -l < want.jsonl)" 3000
 	local a
 	for a in auto mmap pread; do
-		run --separate-stderr dx sample "${opts[@]}" --access "$a" -o got.jsonl c.tsv
+		run --separate-stderr dx sample "${opts[@]}" --access "$a" -f -o got.jsonl c.tsv
 		status_is 0
 		equals "$stderr" ""
 		cmp got.jsonl want.jsonl
-		run --separate-stderr dx sample "${opts[@]}" --access "$a" --no-readahead -o got.jsonl c.tsv
+		run --separate-stderr dx sample "${opts[@]}" --access "$a" --no-readahead -f -o got.jsonl c.tsv
 		status_is 0
 		cmp got.jsonl want.jsonl
 	done
 	# Texts: random negatives, more than one batch.
 	opts=(--queries q.tsv --qrels qrels.txt --random --negatives 2 --count 5000 --seed 1)
 	dx sample "${opts[@]}" -o want.tsv c.tsv
-	run --separate-stderr dx sample "${opts[@]}" --access pread -o got.tsv c.tsv
+	run --separate-stderr dx sample "${opts[@]}" --access pread -f -o got.tsv c.tsv
 	status_is 0
 	cmp got.tsv want.tsv
 	if try_evict c.tsv; then
-		run --separate-stderr dx sample "${opts[@]}" -o got.tsv c.tsv
+		run --separate-stderr dx sample "${opts[@]}" -f -o got.tsv c.tsv
 		status_is 0
 		cmp got.tsv want.tsv
 	fi

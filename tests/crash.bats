@@ -322,10 +322,10 @@ small_gzip_corpus() {
 		local kib=8 args
 		case $target in
 		out/c.gz) args=(index -q -f --bgzf out/c.gz c.tsv) ;;
-		out/t.tsv) args=(sample --queries q.tsv --qrels qrels.txt --run run.txt --count 2000 -o out/t.tsv c.tsv) ;;
-		out/r.json) kib=1; args=(bench --strategies mmap "${quick[@]}" -q -o out/r.json c.tsv) ;;
-		out/p.svg) kib=1; args=(bench --strategies mmap "${quick[@]}" -q --plot out/p.svg c.tsv) ;;
-		out/pr.json) kib=1; args=(pin-test --pin none --placement disk --cache warm "${quick[@]}" -q -o out/pr.json c.tsv) ;;
+		out/t.tsv) args=(sample -f --queries q.tsv --qrels qrels.txt --run run.txt --count 2000 -o out/t.tsv c.tsv) ;;
+		out/r.json) kib=1; args=(bench -f --strategies mmap "${quick[@]}" -q -o out/r.json c.tsv) ;;
+		out/p.svg) kib=1; args=(bench -f --strategies mmap "${quick[@]}" -q --plot out/p.svg c.tsv) ;;
+		out/pr.json) kib=1; args=(pin-test -f --pin none --placement disk --cache warm "${quick[@]}" -q -o out/pr.json c.tsv) ;;
 		esac
 		limited "$kib" "${args[@]}"
 		status_is 1 || fail "${args[*]}, no earlier file"

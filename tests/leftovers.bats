@@ -109,7 +109,7 @@ keep_alive() {
 	for sig in "${SIGNALS[@]}"; do
 		# Its third write: the corpus is half copied.
 		signalled_at_write "$sig" 3 pin-test --pin none --placement ramdisk --ramdisk "$RAMDISK" \
-			--duration 30 --repeat 1 -q -o r.json c.tsv
+			--duration 30 --repeat 1 -q -f -o r.json c.tsv
 		status_is 130 || fail "SIG$sig"
 		equals "$stderr" "docdex pin-test: interrupted" || fail "SIG$sig"
 		equals "$(ls -A "$RAMDISK")" "" || fail "SIG$sig left its copy"
@@ -134,13 +134,13 @@ keep_alive() {
 	# The same for pin-test's, and for the index a corpus without one is
 	# given in the temporary directory (its first write is the index's).
 	signalled_at_write HUP 3 pin-test --pin none --placement disk --synthetic passages:50000 \
-		--duration 30 --repeat 1 -q -o r.json
+		--duration 30 --repeat 1 -q -f -o r.json
 	status_is 130
 	equals "$stderr" "docdex pin-test: interrupted"
 	equals "$(ls -A tmp)" ""
 	"$DX_SYNTH" --count 20000 -o c.tsv
 	for sig in HUP USR1; do
-		signalled_at_write "$sig" 1 bench --strategies mmap --duration 30 --repeat 1 -q -o r.json c.tsv
+		signalled_at_write "$sig" 1 bench --strategies mmap --duration 30 --repeat 1 -q -f -o r.json c.tsv
 		status_is 130 || fail "SIG$sig"
 		equals "$stderr" "docdex bench: interrupted" || fail "SIG$sig"
 		equals "$(ls -A tmp)" "" || fail "SIG$sig left the temporary index"
@@ -150,7 +150,7 @@ keep_alive() {
 
 @test "SIGINT while the synthetic corpus is written exits 130, not 1" {
 	needs_strace
-	signalled_at_write INT 3 bench --synthetic passages:50000 -q -o r.json
+	signalled_at_write INT 3 bench --synthetic passages:50000 -q -f -o r.json
 	status_is 130
 	equals "$stderr" "docdex bench: interrupted"
 	equals "$(ls -A tmp)" ""
@@ -175,7 +175,7 @@ keep_alive() {
 	ramdisk_dir
 	big_corpus
 	signalled_at_write KILL 3 pin-test --pin none --placement ramdisk --ramdisk "$RAMDISK" \
-		--duration 30 --repeat 1 -q -o r.json c.tsv
+		--duration 30 --repeat 1 -q -f -o r.json c.tsv
 	status_is 137
 	local h left pid
 	h=$(host)
@@ -203,7 +203,7 @@ keep_alive() {
 	if flock -n "$RAMDISK/$held" true; then fail "the lock was not taken"; fi
 
 	run --separate-stderr dx pin-test --pin none --placement ramdisk --ramdisk "$RAMDISK" \
-		"${QUICK[@]}" -q -o r.json c.tsv
+		"${QUICK[@]}" -q -f -o r.json c.tsv
 	status_is 0
 	equals "$stderr" ""
 	equals "$(ls "$RAMDISK" | sort)" "$(printf '%s\n' "$live" "$held" "$other" "$odd" | sort)"
@@ -211,14 +211,14 @@ keep_alive() {
 	kill "${KEEP_ALIVE[1]}"
 	wait "${KEEP_ALIVE[1]}" 2> /dev/null || true
 	run --separate-stderr dx pin-test --pin none --placement ramdisk --ramdisk "$RAMDISK" \
-		"${QUICK[@]}" -q -o r.json c.tsv
+		"${QUICK[@]}" -q -f -o r.json c.tsv
 	status_is 0
 	equals "$(ls "$RAMDISK" | sort)" "$(printf '%s\n' "$live" "$other" "$odd" | sort)"
 }
 
 @test "SIGKILL in the temporary corpus leaves it named after host and process; the next run sweeps it, never a live run's" {
 	needs_strace
-	signalled_at_write KILL 3 bench --synthetic passages:50000 --duration 30 --repeat 1 -q -o r.json
+	signalled_at_write KILL 3 bench --synthetic passages:50000 --duration 30 --repeat 1 -q -f -o r.json
 	status_is 137
 	local h left pid
 	h=$(host)
@@ -230,14 +230,14 @@ keep_alive() {
 	keep_alive sleep 1000
 	local live=docdex.$h.$!.abcdef
 	mkdir "tmp/$live" tmp/docdex.keep
-	run --separate-stderr dx bench --synthetic passages:2000 --strategies mmap "${QUICK[@]}" -q -o r.json
+	run --separate-stderr dx bench --synthetic passages:2000 --strategies mmap "${QUICK[@]}" -q -f -o r.json
 	status_is 0
 	equals "$(ls tmp | sort)" "$(printf '%s\n' "$live" docdex.keep | sort)"
 	# --tmpdir is swept as $TMPDIR is.
 	mkdir other
 	mkdir "other/docdex.$h.$pid.zzzzzz"
 	run --separate-stderr dx bench --synthetic passages:2000 --strategies mmap --tmpdir other \
-		"${QUICK[@]}" -q -o r.json
+		"${QUICK[@]}" -q -f -o r.json
 	status_is 0
 	equals "$(ls -A other)" ""
 }
@@ -249,7 +249,7 @@ keep_alive() {
 	# fork works twice, then fails with EAGAIN: the third of four workers.
 	run --separate-stderr env "$UNDER_STRACE:verify_asan_link_order=0" \
 		strace -f -o trace -e trace=close -E LD_PRELOAD="$DX_FAIL_FORK" -E FAIL_FORK_AFTER=2 \
-		"$DOCDEX" bench --strategies mmap -j 4 "${QUICK[@]}" -q -o r.json c.tsv
+		"$DOCDEX" bench --strategies mmap -j 4 "${QUICK[@]}" -q -f -o r.json c.tsv
 	status_is 1
 	# The clean-up of the two workers never started closed nothing.
 	[ -s trace ]
@@ -260,13 +260,13 @@ keep_alive() {
 	# pin-test forks once more, to ask for CUDA: its second worker fails.
 	run --separate-stderr env "$UNDER_STRACE:verify_asan_link_order=0" \
 		strace -f -o trace -e trace=close -E LD_PRELOAD="$DX_FAIL_FORK" -E FAIL_FORK_AFTER=2 \
-		"$DOCDEX" pin-test --pin none --placement disk -j 3 "${QUICK[@]}" -q -o r.json c.tsv
+		"$DOCDEX" pin-test --pin none --placement disk -j 3 "${QUICK[@]}" -q -f -o r.json c.tsv
 	status_is 1
 	equals "$stderr" "docdex pin-test: a cell failed: 'none/disk/warm/j3/t1': cannot start worker 1: fork: resource temporarily unavailable"
 	equals "$(grep -c 'close(0)' trace)" 0
 	# With fork working, the same runs pass.
 	run --separate-stderr env ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" \
-		LD_PRELOAD="$DX_FAIL_FORK" "$DOCDEX" bench --strategies mmap -j 4 "${QUICK[@]}" -q -o r.json c.tsv
+		LD_PRELOAD="$DX_FAIL_FORK" "$DOCDEX" bench --strategies mmap -j 4 "${QUICK[@]}" -q -f -o r.json c.tsv
 	status_is 0
 }
 
@@ -295,7 +295,7 @@ refused() {
 @test "-o and --plot never replace the corpus, its index, a source, an input or each other" {
 	small_corpus
 	ln -s c.tsv link.tsv
-	dx bench --strategies mmap "${QUICK[@]}" -q -o r.json c.tsv
+	dx bench --strategies mmap "${QUICK[@]}" -q -f -o r.json c.tsv
 	cp r.json b.json
 	printf 'corpus: c.tsv\n' > exp.yaml
 	local cmd own
@@ -338,7 +338,7 @@ refused() {
 }
 
 @test "a synthetic corpus smaller than the run's depth of 100 is measured; one record is refused for triples" {
-	run --separate-stderr dx bench --synthetic passages:50 "${QUICK[@]}" -q -o r.json
+	run --separate-stderr dx bench --synthetic passages:50 "${QUICK[@]}" -q -f -o r.json
 	status_is 0
 	equals "$stderr" ""
 	local s expect=()
@@ -353,10 +353,10 @@ refused() {
 	check_report p.json --repeat 1 --expect none/disk/warm/j1/t1=ok
 	equals "$(ls -A tmp)" ""
 	# A triple needs a negative besides its positive; random documents do not.
-	run --separate-stderr dx bench --synthetic passages:1 "${QUICK[@]}" -q -o r.json
+	run --separate-stderr dx bench --synthetic passages:1 "${QUICK[@]}" -q -f -o r.json
 	status_is 2
 	equals "$stderr" "docdex bench: a triple needs 2 records or more, its negative besides its positive: 'passages:1' (see docdex bench --help)"
 	run --separate-stderr dx bench --synthetic passages:1 --workload random --strategies mmap \
-		"${QUICK[@]}" -q -o r.json
+		"${QUICK[@]}" -q -f -o r.json
 	status_is 0
 }

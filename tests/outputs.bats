@@ -47,7 +47,12 @@ two_docs() {
 	equals "$(cat log)" "$(printf 'earlier\nquery\tone\ttwo\nquery\tone\ttwo')"
 	echo old > target
 	ln -s target link
+	# A file there is the user's: kept, and replaced with --force only.
 	run --separate-stderr dx sample --queries q.tsv --triples t.tsv -o link c.tsv
+	status_is 1
+	equals "$stderr" "docdex sample: output exists, give --force to replace it: 'link'"
+	equals "$(cat target)" old
+	run --separate-stderr dx sample --queries q.tsv --triples t.tsv -f -o link c.tsv
 	status_is 0
 	[ -L link ]
 	equals "$(cat target)" "$(printf 'query\tone\ttwo')"

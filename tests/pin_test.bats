@@ -280,7 +280,11 @@ json.dump(r, open("b.json", "w"))'
 	status_is 0
 	equals "$(cells exp/pins.json | cut -d' ' -f1,2)" "none/disk/cold/j1/t1 ok
 buffers/disk/cold/j1/t1 $(cells exp/pins.json | grep '^buffers' | cut -d' ' -f2)"
+	# The report there is kept without --force, on the command line or in the file.
 	run --separate-stderr dx pin-test -c exp/pins.yaml --pin none --cache warm
+	status_is 1
+	equals "$stderr" "docdex pin-test: output exists, give --force to replace it: 'exp/pins.json'"
+	run --separate-stderr dx pin-test -c exp/pins.yaml --pin none --cache warm --force
 	status_is 0
 	equals "$(cells exp/pins.json | cut -d' ' -f1,2)" "none/disk/warm/j1/t1 ok"
 	printf 'pin: [none, floppy]\n' > bad.yaml

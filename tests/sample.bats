@@ -778,11 +778,11 @@ docdex sample: the triples file is shaped like text triples (query TAB passage T
 	[[ $(< tty) == *$'\r\033[K' ]]
 	# Off a terminal, and with --quiet, nothing.
 	stalled_run
-	run --separate-stderr dx sample --queries q.tsv --qrels qrels --run rf --count 10 --format ids -o out c.tsv
+	run --separate-stderr dx sample --queries q.tsv --qrels qrels --run rf --count 10 --format ids -f -o out c.tsv
 	status_is 0
 	equals "$stderr" ""
 	stalled_run
-	script -qc "'$DOCDEX' sample --queries q.tsv --qrels qrels --run rf --count 10 --format ids -q -o out c.tsv" \
+	script -qc "'$DOCDEX' sample --queries q.tsv --qrels qrels --run rf --count 10 --format ids -q -f -o out c.tsv" \
 		/dev/null < /dev/null > tty
 	equals "$(wc -c < tty)" 0
 }

@@ -252,7 +252,7 @@ def prepare(a):
         if not fresh(a.triples, a.corpus, a.queries, a.qrels, a.run):
             sh([a.docdex, "sample", "--format", "ids", "--queries", a.queries, "--qrels", a.qrels,
                 "--run", a.run, "--depth", str(a.depth), "--negatives", str(a.negatives),
-                "--epochs", str(a.epochs), "--seed", str(a.seed), "-o", a.triples, a.corpus])
+                "--epochs", str(a.epochs), "--seed", str(a.seed), "-f", "-o", a.triples, a.corpus])
 
 
 def kill_group(p, sig):

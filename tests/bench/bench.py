@@ -318,7 +318,7 @@ def bench_pin_study(args):
     print("bench: docdex pin-test on the study's corpus", file=sys.stderr)
     subprocess.run([args.docdex, "pin-test", "--pin", "none,buffers,corpus", "-j", "1,2",
                     "--placement", "disk,ramdisk", "--cache", "warm,cold", "--duration", "3",
-                    "--warmup", "1", "--repeat", str(min(args.repeat, 3)), "-q", "-o", out,
+                    "--warmup", "1", "--repeat", str(min(args.repeat, 3)), "-q", "-f", "-o", out,
                     "--plot", os.path.join(args.dir, "pin-study.svg"), *inputs, path], check=True)
     return out
 
@@ -335,7 +335,7 @@ def bench_study(args):
     print("bench: docdex bench, the study", file=sys.stderr)
     subprocess.run([args.docdex, "bench", "-j", args.study_workers, "--strategies",
                     "memory,stdio,pread,mmap", "--duration", "3", "--warmup", "1",
-                    "--repeat", str(min(args.repeat, 3)), "-q", "-o", out,
+                    "--repeat", str(min(args.repeat, 3)), "-q", "-f", "-o", out,
                     "--plot", os.path.join(args.dir, "study.svg"), *inputs, path], check=True)
     with open(out) as f:
         study = json.load(f)
@@ -345,7 +345,7 @@ def bench_study(args):
     hout = os.path.join(args.dir, "harness.json")
     subprocess.run([args.docdex, "bench", "--strategies", "mmap", "--batch", "1024",
                     "--duration", "5", "--warmup", "1", "--repeat", str(args.repeat), "-q",
-                    "-o", hout, *inputs, path], check=True)
+                    "-f", "-o", hout, *inputs, path], check=True)
     with open(hout) as f:
         harness = json.load(f)["cells"][0]["summary"]["samples_per_s"]["median"]
     n = 2_000_000
