@@ -196,8 +196,7 @@ static const char *amount(const progress *p, uint64_t v, char *buf, size_t size)
 	return p->unit ? dxb_format_count(v, buf, size) : dx_format_bytes(v, buf, size);
 }
 
-/* The time left at the rate so far: "1:05", "2:03:04". */
-static const char *time_left(double secs, char *buf, size_t size)
+const char *cli_time_left(double secs, char *buf, size_t size)
 {
 	unsigned long long s = secs > 0 && secs < 1e9 ? (unsigned long long)(secs + 0.5) : 0;
 	if (s >= 3600)
@@ -237,7 +236,7 @@ int progress_update(void *ctx, uint64_t done, uint64_t total)
 		                      amount(p, (uint64_t)((double)done / elapsed), r, sizeof r));
 	if (total && done && done < total && n < sizeof line)
 		snprintf(line + n, sizeof line - n, ", %s left",
-		         time_left(elapsed * (double)(total - done) / (double)done, t, sizeof t));
+		         cli_time_left(elapsed * (double)(total - done) / (double)done, t, sizeof t));
 	/* Erase-line after the text: a shorter line leaves nothing of the
 	 * one before it.  No colour, so NO_COLOR has nothing to turn off. */
 	fprintf(stderr, "\r%s%s\033[K", p->label, line);

@@ -95,5 +95,7 @@ int progress_update(void *ctx, uint64_t done, uint64_t total);
  * as a last line wherever a bar could be drawn: stderr a terminal and not
  * quiet, however short the work was. */
 void progress_done(progress *p, const char *summary);
+/* A time left as a progress line shows it: "1:05", "2:03:04". */
+const char *cli_time_left(double secs, char *buf, size_t size);
 
 #endif

@@ -152,11 +152,12 @@ void matrix_progress(const char *cmd, const matrix_opts *o, size_t i, size_t n, 
 	 * take about the same time (--duration), less the skipped ones. */
 	static double started;
 	double now = dxb_now(), done = (double)i * o->repeat + r, all = (double)n * o->repeat;
-	char eta[48] = "";
+	char eta[48] = "", t[32];
 	if (i == 0 && r == 0)
 		started = now;
 	else if (key && done > 0 && all > done)
-		snprintf(eta, sizeof eta, ", about %.0f s left", (now - started) / done * (all - done));
+		snprintf(eta, sizeof eta, ", %s left",
+		         cli_time_left((now - started) / done * (all - done), t, sizeof t));
 	if (!key)
 		fprintf(stderr, "\r\033[K");
 	else

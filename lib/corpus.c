@@ -829,7 +829,16 @@ dx_fields *dx_fields_parse(dx_corpus *c, const char *spec, dx_err *err)
 		const char *e = strchr(p, ',');
 		size_t len = e ? (size_t)(e - p) : strlen(p);
 		const char *why = "empty field name";
-		if (len == 0 || c->ops->field_parse(c->pm, p, len, &f->item[i], &why) < 0) {
+		int bad = len == 0 || c->ops->field_parse(c->pm, p, len, &f->item[i], &why) < 0;
+		/* Named twice (title,title, or 2 and text for the same column): a
+		 * JSON object cannot hold one key twice. */
+		for (size_t j = 0; j < i && !bad; j++)
+			if (f->item[j].column == f->item[i].column && f->item[j].name_len == f->item[i].name_len &&
+			    memcmp(f->item[j].name, f->item[i].name, f->item[i].name_len) == 0) {
+				why = "named twice";
+				bad = 1;
+			}
+		if (bad) {
 			/* The corpus by its file (its index when it has several),
 			 * and a TSV corpus's columns, for the name to be checked. */
 			const char *file = c->nsrc == 1 ? c->src[0].path : dx__index_path(c->ix);

@@ -231,6 +231,10 @@ print(len(out))' "$f" "$key"
 	run --separate-stderr dx get --field nosuch two.tsv p1
 	status_is 2
 	equals "$stderr" "docdex get: bad field for the tsv corpus two.tsv (columns id,text), no column of that name: 'nosuch'"
+	# A field named twice, by name or by number: a JSON object holds a key once.
+	run --separate-stderr dx get --format jsonl --field text,2 two.tsv p1
+	status_is 2
+	equals "$stderr" "docdex get: bad field for the tsv corpus two.tsv (columns id,text), named twice: '2'"
 	run --separate-stderr dx get --field 2 two.tsv p1
 	status_is 0
 	equals "$output" one
