@@ -668,27 +668,65 @@ static void put_end(line *l)
 	putc('\n', l->f);
 }
 
-/* The footnote of cell i's reason: the number of the first cell without
- * figures that gave the same one, so that a reason shared by many rows
- * (no GPU) is written once.  Numbers count from 1 in the order of rows. */
-static size_t footnote_of(const dxb_rs_matrix *m, size_t i)
+/* Cells without figures, by reason then place, for footnotes(). */
+static const dxb_rs_matrix *by_reason_m;
+static int same_reason(size_t x, size_t y)
 {
-	size_t n = 0;
-	for (size_t j = 0; j <= i; j++) {
-		const dxb_rs_cell *c = &m->cells[j];
-		if (c->status == DXB_RS_OK || !reason_len(c))
-			continue;
-		size_t k = 0;
-		for (; k < j; k++)
-			if (m->cells[k].status != DXB_RS_OK && reason_len(&m->cells[k]) &&
-			    strncmp(m->cells[k].reason, c->reason, sizeof c->reason) == 0)
-				break;
-		if (k == j)
-			n++;
-		if (j == i)
-			return k == j ? n : footnote_of(m, k);
+	return strncmp(by_reason_m->cells[x].reason, by_reason_m->cells[y].reason,
+	               sizeof by_reason_m->cells[x].reason);
+}
+
+static int cmp_reason(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	int c = same_reason(x, y);
+	return c ? c : (x > y) - (x < y);
+}
+
+static int cmp_size(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* The footnote of each cell's reason in note[] (0 for none): a reason
+ * shared by many rows (no GPU) is written once, numbered from 1 in the
+ * order of the first row that gives it.  The cells are sorted by reason,
+ * so a report of many failed cells costs n log n.  Returns the number of
+ * footnotes, or -1 when out of memory. */
+static long footnotes(const dxb_rs_matrix *m, size_t *note)
+{
+	size_t cap = m->ncells ? m->ncells : 1, n = 0, nfirst = 0;
+	size_t *by = malloc(cap * sizeof *by), *first = malloc(cap * sizeof *first);
+	size_t *head = malloc(cap * sizeof *head);
+	if (!by || !first || !head) {
+		free(by);
+		free(first);
+		free(head);
+		return -1;
 	}
-	return 0;
+	for (size_t i = 0; i < m->ncells; i++) {
+		note[i] = 0;
+		if (m->cells[i].status != DXB_RS_OK && reason_len(&m->cells[i]))
+			by[n++] = i;
+	}
+	by_reason_m = m;
+	qsort(by, n, sizeof *by, cmp_reason);
+	/* Each group of one reason starts with its first row. */
+	for (size_t k = 0; k < n; k++) {
+		if (k == 0 || same_reason(by[k - 1], by[k]) != 0)
+			first[nfirst++] = by[k];
+		head[by[k]] = first[nfirst - 1];
+	}
+	qsort(first, nfirst, sizeof *first, cmp_size);
+	for (size_t k = 0; k < nfirst; k++)
+		note[first[k]] = k + 1;
+	for (size_t k = 0; k < n; k++)
+		note[by[k]] = note[head[by[k]]];
+	free(by);
+	free(first);
+	free(head);
+	return (long)nfirst;
 }
 
 int dxb_rs_write_table(const dxb_rs_matrix *m, FILE *f)
@@ -696,11 +734,19 @@ int dxb_rs_write_table(const dxb_rs_matrix *m, FILE *f)
 	layout L;
 	line l = { f, 0 };
 	char buf[64], words[1024];
-	size_t notes = 0;
 
 	errno = 0;
 	if (layout_init(&L, m, 0) < 0)
 		return -1;
+	size_t *note = malloc((m->ncells ? m->ncells : 1) * sizeof *note);
+	long notes = note ? footnotes(m, note) : -1;
+	if (notes < 0) {
+		free(note);
+		layout_free(&L);
+		view_free(&L.v);
+		errno = ENOMEM;
+		return -1;
+	}
 	if (m->preamble)
 		fprintf(f, "%s\n", m->preamble);
 	put_above(m, f);
@@ -719,12 +765,10 @@ int dxb_rs_write_table(const dxb_rs_matrix *m, FILE *f)
 			if (c == L.first_figure && cell->status != DXB_RS_OK) {
 				/* No figures: the status where they would start,
 				 * and the number of its reason below the table. */
-				size_t fn = footnote_of(m, i);
 				put_text(&l, dxb_rs_status_name(cell->status), SIZE_MAX);
-				if (fn) {
-					snprintf(buf, sizeof buf, " [%zu]", fn);
+				if (note[i]) {
+					snprintf(buf, sizeof buf, " [%zu]", note[i]);
 					put_text(&l, buf, SIZE_MAX);
-					notes = fn > notes ? fn : notes;
 				}
 				break;
 			}
@@ -733,8 +777,8 @@ int dxb_rs_write_table(const dxb_rs_matrix *m, FILE *f)
 		}
 		put_end(&l);
 	}
-	for (size_t i = 0, next = 1; i < m->ncells && next <= notes; i++)
-		if (m->cells[i].status != DXB_RS_OK && footnote_of(m, i) == next) {
+	for (size_t i = 0, next = 1; i < m->ncells && next <= (size_t)notes; i++)
+		if (note[i] == next) {
 			snprintf(words, sizeof words, "[%zu] %.*s", next++, (int)reason_len(&m->cells[i]),
 			         m->cells[i].reason);
 			put_wrapped(f, words, 4);
@@ -752,6 +796,7 @@ int dxb_rs_write_table(const dxb_rs_matrix *m, FILE *f)
 	put_notes(&L, f);
 	if (m->epilogue)
 		fprintf(f, "\n%s", m->epilogue);
+	free(note);
 	layout_free(&L);
 	return finish(&L.v, f);
 }

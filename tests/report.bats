@@ -227,3 +227,17 @@ print(d[:8] == b"\x89PNG\r\n\x1a\n", struct.unpack(">II", d[16:24])[0] > 800)'
 		equals "$output" "True True"
 	fi
 }
+
+@test "20000 cells without figures: each reason written once, numbered by its first row, in time n log n" {
+	python3 -c 'import sys
+cells = ["{\"key\": \"mmap/j%d/t1\", \"strategy\": \"mmap\", \"workers\": %d, \"threads\": 1, \"status\": \"skipped\", \"reason\": \"r%d\", \"repetitions\": []}" % (i, i, i % 7000) for i in range(1, 20001)]
+sys.stdout.write("{\"report\": \"docdex bench\", \"cells\": [\n" + ",\n".join(cells) + "\n]}\n")' > s.json
+	# Once minutes: each row looked for its reason among all the rows before.
+	run --separate-stderr timeout 40 "$DOCDEX" bench --from s.json
+	status_is 0
+	equals "$(grep -c '^\[[0-9]*\] r[0-9]*$' <<< "$output")" 7000
+	grep -Eq '^   mmap +1  skipped \[1\]$' <<< "$output"
+	grep -Eq '^   mmap +7001  skipped \[1\]$' <<< "$output"
+	grep -Eq '^   mmap +17001  skipped \[3001\]$' <<< "$output"
+	grep -q '^\[7000\] r0$' <<< "$output"
+}
