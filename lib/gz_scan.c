@@ -117,6 +117,15 @@ static int gz_error(dx_gzin *g, dx_err *err, const char *what)
 	                (unsigned long long)cpos(g));
 }
 
+/* A member's CRC or length that does not match, named at the offset of
+ * the field itself (as the random reader names a BGZF block's CRC): zlib
+ * reports it once it has taken the field's 4 bytes. */
+static int gz_check_error(dx_gzin *g, dx_err *err, const char *what)
+{
+	return dx__fail(err, DX_EFORMAT, 0, g->path, "%s at compressed byte %llu", what,
+	                (unsigned long long)(cpos(g) - 4));
+}
+
 /* Inflates from point pt with the given window into g->scratch + 2 * DDX_WINDOW,
  * as much as after_len bytes: the count produced. */
 static size_t trial(dx_gzin *g, const unsigned char *comp, size_t clen, const unsigned char *window,
@@ -334,11 +343,11 @@ static int whole_block(dx_gzin *g, unsigned char *out, size_t *n, dx_err *err)
 	int64_t isize = dx__bgzf_unpack(g->blocks, b, total, out);
 	if (isize == DX_BGZF_CORRUPT)
 		return gz_error(g, err, "corrupt gzip data");
-	/* Past the data, as zlib is when it checks the CRC. */
+	/* Past the CRC, as zlib is when it checks it. */
 	g->z.next_in += total - 4;
 	g->z.avail_in -= (uInt)(total - 4);
 	if (isize == DX_BGZF_BAD_CRC)
-		return gz_error(g, err, "gzip CRC mismatch");
+		return gz_check_error(g, err, "gzip CRC mismatch");
 	g->z.next_in += 4;
 	g->z.avail_in -= 4;
 	g->uout += (uint64_t)isize;
@@ -391,9 +400,11 @@ int64_t dx__gzin_read(dx_gzin *g, char *outc, size_t cap, dx_err *err)
 				return gz_error(g, err, "truncated gzip file, it ends inside a member");
 		} else if (r == Z_DATA_ERROR) {
 			const char *m = g->z.msg ? g->z.msg : "";
-			return gz_error(g, err, strcmp(m, "incorrect data check") == 0     ? "gzip CRC mismatch"
-			                        : strcmp(m, "incorrect length check") == 0 ? "gzip length mismatch"
-			                                                                   : "corrupt gzip data");
+			if (strcmp(m, "incorrect data check") == 0)
+				return gz_check_error(g, err, "gzip CRC mismatch");
+			if (strcmp(m, "incorrect length check") == 0)
+				return gz_check_error(g, err, "gzip length mismatch");
+			return gz_error(g, err, "corrupt gzip data");
 		} else if (r == Z_MEM_ERROR) {
 			return dx__fail_nomem(err);
 		} else if (r != Z_OK) {
