@@ -217,16 +217,11 @@ small_corpus() {
 	equals "$(memcg_groups)" "$before"
 }
 
-# The memory cgroup of bench process $1's running cell, once it is made
-# (up to 10 s); fails without one.
+# The memory cgroup of bench process $1's running cell, once it is made;
+# fails without one.
 group_of() {
-	local i group
-	for i in $(seq 100); do
-		group=$(memcg_groups | grep "/docdex-bench\.$1\.[0-9]*$" || true)
-		[ -z "$group" ] || break
-		sleep 0.1
-	done
-	[ -n "$group" ] && echo "$group"
+	local pid=$1 group
+	wait_until 'group=$(memcg_groups | grep "/docdex-bench\.$pid\.[0-9]*$")' && echo "$group"
 }
 
 @test "SIGKILL during a cell in a memory cgroup leaves its empty group; the next run removes it, never a live run's" {
@@ -240,14 +235,11 @@ group_of() {
 	kill -KILL "$pid"
 	wait "$pid" || true
 	# The workers die with their parent, and leave the group empty.
-	for i in $(seq 100); do
-		[ -z "$(cat "$group/cgroup.procs")" ] && break
-		sleep 0.1
-	done
-	equals "$(cat "$group/cgroup.procs")" ""
+	wait_until '[ -z "$(cat "$group/cgroup.procs")" ]'
 	[ -d "$group" ]
-	# A live run's group is kept while another run sweeps.
-	"$DOCDEX" bench --strategies pread --mem-limit 1G --duration 3 --repeat 1 -q -o live.json c.tsv 3>&- &
+	# A live run's group is kept while another run sweeps (a cell long
+	# enough to outlast the other run's start, even on a loaded machine).
+	"$DOCDEX" bench --strategies pread --mem-limit 1G --duration 10 --repeat 1 -q -o live.json c.tsv 3>&- &
 	local live=$! livegroup
 	livegroup=$(group_of "$live")
 	run --separate-stderr dx bench --strategies pread --mem-limit 1G "${QUICK[@]}" -q -o r.json c.tsv
@@ -312,13 +304,9 @@ group_of() {
 	for sig in INT TERM; do
 		"$DOCDEX" bench --synthetic passages:5000 -j 2 --duration 30 --repeat 1 -q -o r.json \
 			--tmpdir "$BATS_TEST_TMPDIR/tmp" 2> err &
-		local pid=$! i
+		local pid=$!
 		# Until the workers run: the parent has children.
-		for i in $(seq 100); do
-			[ "$(pgrep -c -P $pid)" = 2 ] && break
-			sleep 0.1
-		done
-		equals "$(pgrep -c -P $pid)" 2
+		wait_until '[ "$(pgrep -c -P $pid)" = 2 ]'
 		local kids
 		kids=$(pgrep -P $pid)
 		[ -n "$(ls tmp)" ]

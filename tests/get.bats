@@ -358,11 +358,7 @@ one"
 	echo 10 >&5
 	# Wait for the first answer: the index is open and mapped by then (a
 	# reader slow to start, as under valgrind, would open the new one).
-	local i
-	for i in $(seq 100); do
-		[ -s out ] && break
-		sleep 0.1
-	done
+	wait_until '[ -s out ]'
 	# The corpus is replaced (by rename) and re-indexed meanwhile.
 	"$DX_SYNTH" --count 2000 --seed 2 -o c.tsv.new
 	mv c.tsv.new c.tsv

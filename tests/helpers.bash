@@ -54,6 +54,20 @@ equals() {
 	fi
 }
 
+# Waits until the shell condition $1 holds, looking every 0.1 s for up to
+# 60 s: long enough for a process slow to start under a sanitizer or on a
+# loaded machine, and the wait ends as soon as it holds.  Fails after,
+# naming the condition.
+wait_until() {
+	local i
+	for i in $(seq 600); do
+		eval "$1" && return 0
+		sleep 0.1
+	done
+	echo "still not so after 60 s: $1" >&2
+	return 1
+}
+
 # Flips one byte of a file at an offset (xor 0x20).
 flip_byte() {
 	local file=$1 at=$2 byte

@@ -269,8 +269,7 @@ PY
 	exec 7> ids
 	echo a >&7
 	# Wait for the first answer: the corpus is open and mapped.
-	local i
-	for i in $(seq 100); do [ -s out ] && break; sleep 0.1; done
+	wait_until '[ -s out ]'
 	equals "$(cat out)" "$(printf 'a\tone')"
 	# The same ids and size, texts of other lengths: b's record now ends early.
 	printf 'a\tone\nb\ttwo\nc\tthree 3\n' | dd of=c.tsv conv=notrunc status=none
@@ -295,8 +294,7 @@ PY
 		local pid=$!
 		exec 7> ids
 		echo 0 >&7
-		local i
-		for i in $(seq 100); do [ -s out ] && break; sleep 0.1; done
+		wait_until '[ -s out ]'
 		truncate -s 50000 "$f"
 		echo 19999 >&7
 		exec 7>&-

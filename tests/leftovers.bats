@@ -195,12 +195,7 @@ keep_alive() {
 	local other=docdex-ramdisk.elsewhere-$h.$pid.mnopqr odd=docdex-ramdisk.$h.$pid.stuvwxy
 	mkdir "$RAMDISK/$live" "$RAMDISK/$held" "$RAMDISK/$other" "$RAMDISK/$odd"
 	keep_alive bash -c 'exec 9< "$0" && flock 9 && exec sleep 1000' "$RAMDISK/$held"
-	local i
-	for i in $(seq 100); do
-		flock -n "$RAMDISK/$held" true || break
-		sleep 0.1
-	done
-	if flock -n "$RAMDISK/$held" true; then fail "the lock was not taken"; fi
+	wait_until '! flock -n "$RAMDISK/$held" true'
 
 	run --separate-stderr dx pin-test --pin none --placement ramdisk --ramdisk "$RAMDISK" \
 		"${QUICK[@]}" -q -f -o r.json c.tsv

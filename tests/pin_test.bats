@@ -99,13 +99,9 @@ for c in json.load(open("r.json"))["cells"]:
 	ramdisk_dir
 	"$DOCDEX" pin-test --pin none --placement ramdisk --ramdisk "$RAMDISK" -j 2 --duration 30 \
 		--repeat 1 -q -o r.json c.tsv 2> err &
-	local pid=$! i
+	local pid=$!
 	# Until the workers run: the parent has children, and the copy is made.
-	for i in $(seq 100); do
-		[ "$(pgrep -c -P $pid)" = 2 ] && break
-		sleep 0.1
-	done
-	equals "$(pgrep -c -P $pid)" 2
+	wait_until '[ "$(pgrep -c -P $pid)" = 2 ]'
 	local copy
 	copy=$(ls "$RAMDISK")
 	[ -n "$copy" ]
