@@ -58,6 +58,7 @@ typedef struct dx_gzin {
 	const char *path;
 	int kind;                 /* DX_SOURCE_GZIP or _BGZF */
 	z_stream z, zw;           /* the stream, and one for trying windows */
+	struct dx_deflater *wdeflate; /* compresses the windows */
 	struct dx_inflater *blocks; /* BGZF blocks inflated whole, where
 	                             libdeflate serves (codec.h); else NULL */
 	unsigned char *in;        /* compressed input */
