@@ -153,6 +153,20 @@ print(statistics.median(times), resource.getrusage(resource.RUSAGE_SELF).ru_maxr
 """
 
 
+def recache(path):
+    """Reads path into the page cache afresh, in large reads, as copying
+    or indexing a file leaves it: the kernel then holds it in large folios,
+    which a mapping maps 2 MiB at a time.  A file that came into the cache
+    page by page (faults, small reads) stays in 4 KiB pages, and a fresh
+    docdex get spends longer mapping them (1M ids on the 1 GiB passages:
+    0.68-0.82 s against 0.50-0.56 s; README, Real sizes), so the figures
+    would hang on how the file happened to come in."""
+    with open(path, "rb") as f:
+        os.posix_fadvise(f.fileno(), 0, 0, os.POSIX_FADV_DONTNEED)
+        while f.read(1 << 20):
+            pass
+
+
 def bench_corpus(args, kind, path):
     dx = args.docdex
     size = os.path.getsize(path)
@@ -191,6 +205,7 @@ def bench_corpus(args, kind, path):
         f.write(b"".join(ids[rng.randrange(n)] + b"\n" for _ in range(args.lookups)))
     del ids
     get = [dx, "get", path]
+    recache(path)
     with open(ids_path, "rb") as f:
         times = []
         for _ in range(args.repeat + 1):
