@@ -66,6 +66,11 @@ typedef struct dx_gzin {
 	uint64_t in_off;          /* file offset of in[0] */
 	int in_eof;
 	int at_member;            /* between members: a header comes next */
+	int raw;                  /* past the member's header: zlib inflates its
+	                             DEFLATE data raw, and the CRC-32 and length
+	                             are checked here (libdeflate's CRC, where it
+	                             serves, is several times zlib's speed) */
+	uint32_t crc, isize;      /* of the member's data so far */
 	int ended;                /* nothing follows the last member */
 	uint64_t uout;            /* uncompressed bytes produced */
 	uint64_t member_u;        /* uncompressed offset of the current member */
