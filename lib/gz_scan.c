@@ -15,6 +15,28 @@
 
 enum { IN_SIZE = 1 << 18, MEMBER_POINT_GAP = 1 << 16 };
 
+/*
+ * A point laid by the inflating thread, queued for dx__gzin_settle: a
+ * member's start, or a block boundary with its window and the output after
+ * it (32 KiB, or to the end of its member), made by the compressed bytes
+ * [from, to) of the file.
+ */
+struct gz_job {
+	struct gz_job *next;
+	struct ddx_point pt;
+	uint64_t from, to;
+	unsigned char *window;    /* DDX_WINDOW bytes, then after: NULL for a member */
+	unsigned char *after;
+	size_t after_len;
+};
+
+static void job_free(struct gz_job *j)
+{
+	if (j)
+		free(j->window);
+	free(j);
+}
+
 int dx__gz_kind(const unsigned char *p, size_t n)
 {
 	/* The magic alone says gzip: a header cut short or of another method
@@ -67,6 +89,7 @@ int dx__gzin_open(dx_gzin *g, int fd, const char *path, int kind, uint64_t span,
 		return dx__fail_nomem(err);
 	}
 	g->z.next_in = g->in;
+	pthread_mutex_init(&g->jobs_lock, NULL);
 	return 0;
 }
 
@@ -74,6 +97,13 @@ void dx__gzin_close(dx_gzin *g)
 {
 	if (!g->in)
 		return;
+	while (g->jobs) {
+		struct gz_job *j = g->jobs;
+		g->jobs = j->next;
+		job_free(j);
+	}
+	job_free(g->pend);
+	pthread_mutex_destroy(&g->jobs_lock);
 	inflateEnd(&g->z);
 	inflateEnd(&g->zw);
 	dx__inflater_free(g->blocks);
@@ -120,15 +150,15 @@ static int gz_error(dx_gzin *g, dx_err *err, const char *what)
 
 /* Inflates from point pt with the given window into g->scratch + 2 * DDX_WINDOW,
  * as much as after_len bytes: the count produced. */
-static size_t trial(dx_gzin *g, const unsigned char *comp, size_t clen, const unsigned char *window,
-                    size_t wlen, size_t want)
+static size_t trial(dx_gzin *g, const unsigned char *comp, size_t clen, unsigned bits,
+                    const unsigned char *window, size_t wlen, size_t want)
 {
 	z_stream *z = &g->zw;
 	unsigned char *out = g->scratch + 2 * DDX_WINDOW;
 	inflateReset2(z, -15);
 	size_t skip = 0;
-	if (g->pend.pt.bits) {
-		inflatePrime(z, g->pend.pt.bits, comp[0] >> (8 - g->pend.pt.bits));
+	if (bits) {
+		inflatePrime(z, bits, comp[0] >> (8 - bits));
 		skip = 1;
 	}
 	if (wlen)
@@ -145,19 +175,38 @@ static size_t trial(dx_gzin *g, const unsigned char *comp, size_t clen, const un
 	return want - z->avail_out;
 }
 
-/*
- * The output after the pending point is complete (32 KiB, or to the end of
- * its member): find the window bytes it refers to, keep only those, check
- * the result, and store the point.
- */
-static int finish_point(dx_gzin *g, dx_err *err)
+static void queue(dx_gzin *g, struct gz_job *j)
 {
-	struct gz_pending *p = &g->pend;
-	p->active = 0;
+	j->next = NULL;
+	pthread_mutex_lock(&g->jobs_lock);
+	if (g->jobs_last)
+		g->jobs_last->next = j;
+	else
+		g->jobs = j;
+	g->jobs_last = j;
+	pthread_mutex_unlock(&g->jobs_lock);
+}
+
+/* The output after the pending point is complete: the point is queued. */
+static void finish_point(dx_gzin *g)
+{
+	struct gz_job *j = g->pend;
+	g->pend = NULL;
+	/* From the byte holding the point's first bits. */
+	j->from = j->pt.coff - (j->pt.bits ? 1 : 0);
+	j->to = cpos(g);
+	queue(g, j);
+}
+
+/*
+ * A block boundary's point stored: find the window bytes the output after
+ * it refers to, keep only those, check the result, and store the point.
+ */
+static int settle_window(dx_gzin *g, struct gz_job *p, dx_err *err)
+{
 	size_t wlen = p->pt.window_len, want = p->after_len;
-	/* The compressed bytes that made that output, from the byte holding the
-	 * point's first bits. */
-	uint64_t from = p->pt.coff - (p->pt.bits ? 1 : 0), to = cpos(g);
+	/* The compressed bytes that made that output. */
+	uint64_t from = p->from, to = p->to;
 	size_t clen = (size_t)(to - from);
 	unsigned char *comp = malloc(clen ? clen : 1);
 	if (!comp)
@@ -182,14 +231,14 @@ static int finish_point(dx_gzin *g, dx_err *err)
 		lo[i] = (unsigned char)i;
 		hi[i] = (unsigned char)(i >> 8);
 	}
-	size_t n = trial(g, comp, clen, lo, wlen, want);
+	size_t n = trial(g, comp, clen, p->pt.bits, lo, wlen, want);
 	memcpy(alo, got, n);
-	trial(g, comp, clen, hi, wlen, want);
+	trial(g, comp, clen, p->pt.bits, hi, wlen, want);
 	unsigned char *ahi = hi; /* reuse: keep the high bytes of the output */
 	memcpy(ahi, got, n);
 	for (size_t i = 0; i < wlen; i++)
 		lo[i] = (unsigned char)~i;
-	trial(g, comp, clen, lo, wlen, want);
+	trial(g, comp, clen, p->pt.bits, lo, wlen, want);
 	for (size_t q = 0; q < n; q++)
 		if (alo[q] != got[q]) {
 			size_t j = (size_t)ahi[q] << 8 | alo[q];
@@ -200,7 +249,7 @@ static int finish_point(dx_gzin *g, dx_err *err)
 	unsigned char *sparse = lo;
 	for (size_t i = 0; i < wlen; i++)
 		sparse[i] = used[i] ? p->window[i] : 0;
-	if (trial(g, comp, clen, sparse, wlen, want) != want || memcmp(got, p->after, want) != 0)
+	if (trial(g, comp, clen, p->pt.bits, sparse, wlen, want) != want || memcmp(got, p->after, want) != 0)
 		sparse = p->window;
 
 	/* Deflate it, raw, into the windows, with the codec the build
@@ -237,9 +286,14 @@ out:
 }
 
 /* A point at a block boundary inside a member, pending its output. */
-static int start_point(dx_gzin *g, const unsigned char *out, size_t produced)
+static int start_point(dx_gzin *g, const unsigned char *out, size_t produced, dx_err *err)
 {
-	struct gz_pending *p = &g->pend;
+	struct gz_job *p = calloc(1, sizeof *p);
+	if (!p || !(p->window = malloc(2 * DDX_WINDOW))) {
+		free(p);
+		return dx__fail_nomem(err);
+	}
+	p->after = p->window + DDX_WINDOW;
 	size_t wlen = g->uout - g->member_u < DDX_WINDOW ? (size_t)(g->uout - g->member_u) : DDX_WINDOW;
 	/* The window is the last wlen bytes of output: in this call's output,
 	 * preceded by the ring of earlier output. */
@@ -249,25 +303,53 @@ static int start_point(dx_gzin *g, const unsigned char *out, size_t produced)
 	p->pt = (struct ddx_point){ .uoff = g->uout, .coff = cpos(g), .window_len = (uint16_t)wlen,
 	                            .bits = (uint8_t)(g->z.data_type & 7) };
 	p->after_len = 0;
-	p->active = 1;
+	g->pend = p;
 	g->last_point = g->uout;
 	return 0;
 }
 
+/* A member's start, queued as a point (it needs no window). */
 static int member_point(dx_gzin *g, dx_err *err)
 {
-	struct ddx_point pt = { .uoff = g->uout, .coff = cpos(g), .flags = DDX_POINT_MEMBER };
+	struct gz_job *j = calloc(1, sizeof *j);
+	if (!j)
+		return dx__fail_nomem(err);
+	j->pt = (struct ddx_point){ .uoff = g->uout, .coff = cpos(g), .flags = DDX_POINT_MEMBER };
 	g->last_point = g->uout;
+	queue(g, j);
+	return 0;
+}
+
+static int settle_member(dx_gzin *g, const struct ddx_point *pt, dx_err *err)
+{
 	/* After an empty member (gzip of nothing, then cat with another), the
 	 * next member starts at the same uncompressed offset: it takes the
 	 * place of the last point, so that points stay strictly increasing. */
-	size_t n = g->points.len / sizeof pt;
+	size_t n = g->points.len / sizeof *pt;
 	struct ddx_point *last = n ? (struct ddx_point *)g->points.p + n - 1 : NULL;
-	if (last && last->uoff == pt.uoff) {
-		*last = pt;
+	if (last && last->uoff == pt->uoff) {
+		*last = *pt;
 		return 0;
 	}
-	return dx__buf_add(&g->points, &pt, sizeof pt) < 0 ? dx__fail_nomem(err) : 0;
+	return dx__buf_add(&g->points, pt, sizeof *pt) < 0 ? dx__fail_nomem(err) : 0;
+}
+
+int dx__gzin_settle(dx_gzin *g, dx_err *err)
+{
+	for (;;) {
+		pthread_mutex_lock(&g->jobs_lock);
+		struct gz_job *j = g->jobs;
+		if (j && !(g->jobs = j->next))
+			g->jobs_last = NULL;
+		pthread_mutex_unlock(&g->jobs_lock);
+		if (!j)
+			return 0;
+		int rc = j->pt.flags & DDX_POINT_MEMBER ? settle_member(g, &j->pt, err)
+		                                        : settle_window(g, j, err);
+		job_free(j);
+		if (rc < 0)
+			return rc;
+	}
 }
 
 /* Keeps the last DDX_WINDOW bytes of output in the ring. */
@@ -420,10 +502,10 @@ int64_t dx__gzin_read(dx_gzin *g, char *outc, size_t cap, dx_err *err)
 			g->isize += (uint32_t)n;
 		}
 		/* The output after a pending point is kept until it has 32 KiB. */
-		if (g->pend.active && n) {
-			size_t take = DDX_WINDOW - g->pend.after_len < n ? DDX_WINDOW - g->pend.after_len : n;
-			memcpy(g->pend.after + g->pend.after_len, out + produced, take);
-			g->pend.after_len += take;
+		if (g->pend && n) {
+			size_t take = DDX_WINDOW - g->pend->after_len < n ? DDX_WINDOW - g->pend->after_len : n;
+			memcpy(g->pend->after + g->pend->after_len, out + produced, take);
+			g->pend->after_len += take;
 		}
 		produced += n;
 		g->uout += n;
@@ -441,13 +523,13 @@ int64_t dx__gzin_read(dx_gzin *g, char *outc, size_t cap, dx_err *err)
 		} else if (r != Z_OK) {
 			return gz_error(g, err, "corrupt gzip data");
 		}
-		if (g->pend.active && (g->pend.after_len == DDX_WINDOW || g->at_member) &&
-		    (rc = finish_point(g, err)) < 0)
-			return rc;
+		if (g->pend && (g->pend->after_len == DDX_WINDOW || g->at_member))
+			finish_point(g);
 		/* A block boundary that is not the member's end, a span after the last point. */
-		if (g->span && g->kind == DX_SOURCE_GZIP && !g->at_member && !g->pend.active &&
-		    (g->z.data_type & 128) && !(g->z.data_type & 64) && g->uout - g->last_point >= g->span)
-			start_point(g, out, produced);
+		if (g->span && g->kind == DX_SOURCE_GZIP && !g->at_member && !g->pend &&
+		    (g->z.data_type & 128) && !(g->z.data_type & 64) && g->uout - g->last_point >= g->span &&
+		    (rc = start_point(g, out, produced, err)) < 0)
+			return rc;
 	}
 	remember(g, out, produced);
 	return (int64_t)produced;

@@ -275,6 +275,10 @@ int dx__scan_file(dx_scan *s, const char *path, uint32_t file, dx_err *err)
 			if ((rc = s->on_record(s->ctx, &it, err)) < 0)
 				goto out;
 		}
+		/* The access points the reading thread laid, stored here, off
+		 * the inflate's path. */
+		if (s->kind != DX_SOURCE_PLAIN && (rc = dx__gzin_settle(gz, err)) < 0)
+			goto out;
 		/* Hand over what was consumed (all of it at the end), and keep the
 		 * rest before the chunk goes back. */
 		size_t give = eof ? wlen : start;
@@ -303,6 +307,8 @@ end:
 		                  s->udone + (s->total > s->done ? s->total - s->done : 0));
 	if (s->kind != DX_SOURCE_PLAIN) {
 		/* The points and windows go to the caller; the warning too. */
+		if ((rc = dx__gzin_settle(gz, err)) < 0)
+			goto out;
 		s->points = gz->points;
 		s->windows = gz->windows;
 		gz->points = gz->windows = (dx_buf){ 0 };

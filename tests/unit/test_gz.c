@@ -75,6 +75,8 @@ static void scan(const char *name, uint64_t span, scanned *s)
 		}
 		s->out.len += (size_t)n;
 	}
+	if (s->rc == 0)
+		s->rc = dx__gzin_settle(g, &s->err);
 	s->points = g->points;
 	s->windows = g->windows;
 	g->points = g->windows = (dx_buf){ 0 };
