@@ -139,26 +139,19 @@ serves_like_plain() {
 	cp z.bgz bad.bgz
 	dx index -q bad.bgz
 	local at in_block first_id
-	read -r at in_block < <(python3 - <<-'EOF'
-		b = open("bad.bgz", "rb").read()
-		S = len(b)
+	read -r at in_block < <(python3 - "$BATS_TEST_DIRNAME" <<-'EOF'
+		import os, sys
+		sys.path.insert(0, sys.argv[1])
+		from bgzf_blocks import blocks, unseen
+		S = os.path.getsize("bad.bgz")
 		assert S > 1 << 20
-		seen = [((S - 4096) * i // 63, (S - 4096) * i // 63 + 4096) for i in range(64)]
-		blocks, off, uoff = [], 0, 0
-		while off < S:
-		    size = (b[off + 16] | b[off + 17] << 8) + 1
-		    blocks.append((off, size, uoff))
-		    off, uoff = off + size, uoff + int.from_bytes(b[off + size - 4:off + size], "little")
-		for off, size, uoff in blocks[len(blocks) // 2:]:
+		bl = blocks("bad.bgz", "d.tsv")
+		for off, size, isize, first in bl[len(bl) // 2:]:
+		    # The record that starts the block (blocks end at records).
 		    for pos in range(off + 40, off + size - 16):
-		        if all(pos + 4 <= lo or pos >= hi for lo, hi in seen):
-		            # The record that starts the block (blocks end at records).
-		            at = 0
-		            for line in open("d.tsv", "rb"):
-		                if at == uoff:
-		                    print(pos, line.split(b"\t")[0].decode())
-		                    raise SystemExit
-		                at += len(line)
+		        if first is not None and unseen(S, pos, 4):
+		            print(pos, first)
+		            raise SystemExit
 		raise SystemExit("no block outside the fingerprint")
 	EOF
 	)
@@ -186,28 +179,19 @@ serves_like_plain() {
 	dx index -q --bgzf bad.bgz d.tsv
 	dx index -q bad.bgz
 	# A block in the second half whose CRC field lies outside the index's
-	# fingerprint of the file (64 blocks of 4 KiB spread evenly), and the
-	# id of the first record that starts in it.
+	# fingerprint of the file, and the id of the record that starts it
+	# (blocks end at records).
 	local crc id
-	read -r crc id < <(python3 - <<-'EOF'
-		b = open("bad.bgz", "rb").read()
-		S = len(b)
-		seen = [((S - 4096) * i // 63, (S - 4096) * i // 63 + 4096) for i in range(64)]
-		blocks, off, uoff = [], 0, 0
-		while off < S:
-		    size = (b[off + 16] | b[off + 17] << 8) + 1
-		    blocks.append((off, size, uoff))
-		    off, uoff = off + size, uoff + int.from_bytes(b[off + size - 4:off + size], "little")
-		starts, at = [], 0
-		for line in open("d.tsv", "rb"):
-		    starts.append((at, line.split(b"\t")[0].decode()))
-		    at += len(line)
-		for off, size, uoff in blocks[len(blocks) // 2:-1]:
+	read -r crc id < <(python3 - "$BATS_TEST_DIRNAME" <<-'EOF'
+		import os, sys
+		sys.path.insert(0, sys.argv[1])
+		from bgzf_blocks import blocks, unseen
+		S = os.path.getsize("bad.bgz")
+		bl = blocks("bad.bgz", "d.tsv")
+		for off, size, isize, first in bl[len(bl) // 2:-1]:
 		    crc = off + size - 8
-		    isize = int.from_bytes(b[off + size - 4:off + size], "little")
-		    inside = [i for a, i in starts if uoff <= a < uoff + isize]
-		    if inside and all(crc + 4 <= lo or crc >= hi for lo, hi in seen):
-		        print(crc, inside[0])
+		    if first is not None and unseen(S, crc, 4):
+		        print(crc, first)
 		        raise SystemExit
 		raise SystemExit("no block to damage")
 	EOF

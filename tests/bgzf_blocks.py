@@ -1,0 +1,32 @@
+"""The blocks of a BGZF file, for the tests that damage one where docdex's
+fingerprint of the file does not look (lib/fileutil.c: 64 blocks of
+4 KiB spread evenly), written without docdex's code.
+
+Imported by tests/gzip.bats from its own directory.
+"""
+
+
+def blocks(path, tsv):
+    """Each block of the BGZF file path as (offset, size, isize, id): its
+    offset and size in the file, its uncompressed size, and the id of the
+    record of tsv (the plain file) that starts at the block's first byte,
+    or None where none does."""
+    b = open(path, "rb").read()
+    starts, at = {}, 0
+    for line in open(tsv, "rb"):
+        starts[at] = line.split(b"\t")[0].decode()
+        at += len(line)
+    out, off, uoff = [], 0, 0
+    while off < len(b):
+        size = (b[off + 16] | b[off + 17] << 8) + 1
+        isize = int.from_bytes(b[off + size - 4:off + size], "little")
+        out.append((off, size, isize, starts.get(uoff)))
+        off, uoff = off + size, uoff + isize
+    return out
+
+
+def unseen(file_size, pos, n):
+    """Whether bytes [pos, pos + n) of a file of file_size bytes lie outside
+    every range the index's fingerprint reads."""
+    step = file_size - 4096
+    return all(pos + n <= step * i // 63 or pos >= step * i // 63 + 4096 for i in range(64))
