@@ -54,6 +54,14 @@ static inline uint32_t dx__gz_le32(const unsigned char *p)
 	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
+/* At the end of a raw DEFLATE stream, the whole bytes zlib took from the
+ * input but did not use: the low six bits of data_type count the unused
+ * bits it holds.  What follows the stream starts that far before next_in. */
+static inline unsigned dx__zlib_unused_bytes(const z_stream *z)
+{
+	return (unsigned)(z->data_type & 63) >> 3;
+}
+
 typedef struct dx_gzin {
 	int fd;
 	const char *path;

@@ -205,16 +205,14 @@ static int start_at(dx_gzsrc *g, uint64_t i, dx_err *err)
 }
 
 /* After the end of a member's deflate data: its 8-byte trailer (read by
- * zlib unless the member was entered raw), then the next member's header.
- * Entered raw, zlib may hold whole bytes it took but did not use: the low
- * six bits of data_type count the unused bits. */
+ * zlib unless the member was entered raw), then the next member's header. */
 static int next_member(dx_gzsrc *g, dx_err *err)
 {
 	uint64_t at = g->in_off + (uint64_t)(g->z.next_in - g->in);
 	if (g->in_fast)
 		at = at - dx__raw_unused(g->fast) + 8;
 	else if (g->raw)
-		at = at - (uint64_t)((g->z.data_type & 63) >> 3) + 8;
+		at = at - dx__zlib_unused_bytes(&g->z) + 8;
 	return member_at(g, at, err);
 }
 

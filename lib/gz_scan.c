@@ -371,10 +371,9 @@ static void remember(dx_gzin *g, const unsigned char *out, size_t n)
  * the field's own offset, as the random reader names a BGZF block's. */
 static int trailer(dx_gzin *g, dx_err *err)
 {
-	/* zlib may hold whole bytes it took but did not use: the low six
-	 * bits of data_type count the unused bits.  They are still in the
-	 * buffer, just before next_in. */
-	unsigned unused = (unsigned)(g->z.data_type & 63) >> 3;
+	/* Bytes zlib took but did not use are still in the buffer, just
+	 * before next_in. */
+	unsigned unused = dx__zlib_unused_bytes(&g->z);
 	g->z.next_in -= unused;
 	g->z.avail_in += unused;
 	if (g->z.avail_in < 8 && !g->in_eof && refill(g, err) < 0)
