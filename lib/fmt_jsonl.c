@@ -166,18 +166,20 @@ static int jsonl_all(const dx_params *pm, const char *rec, size_t len, dx_buf *s
 		return DX_EFORMAT;
 	while ((r = dx__json_next_member(&p, end, &m)) == 1) {
 		const char *name = m.key, *s;
-		size_t nl = m.key_len, n;
+		size_t nl = m.key_len, n, at = scratch->len;
 		if (m.key_escaped) {
 			/* The key with its quotes, decoded. */
-			size_t at = scratch->len;
 			if (dx__json_decode(m.key - 1, m.key + m.key_len + 1, scratch) < 0)
 				return errno == ENOMEM ? DX_ENOMEM : DX_EFORMAT;
-			name = scratch->p + at;
 			nl = scratch->len - at;
 		}
 		int kind = member_value(&m, scratch, &s, &n);
 		if (kind < 0)
 			return kind;
+		/* A decoded key is pointed at only now: decoding the value may
+		 * have moved scratch. */
+		if (m.key_escaped)
+			name = scratch->p + at;
 		/* The id is the first member of its key, as jsonl_id takes it. */
 		int is_id = !id_seen && dx__json_key_is(&m, pm->id_field, idlen);
 		id_seen |= is_id;
