@@ -167,7 +167,7 @@ willneed_of() {
 traced() {
 	local trace=$1
 	shift
-	env "$UNDER_STRACE" strace -y -e trace=pread64,fadvise64 -o "$trace" "$DOCDEX" "$@"
+	env "$NO_LEAK_CHECK" strace -y -e trace=pread64,fadvise64 -o "$trace" "$DOCDEX" "$@"
 }
 
 # Drops file $1 from the page cache: fails when the kernel keeps it (a RAM

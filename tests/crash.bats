@@ -56,7 +56,7 @@ now_us() {
 killed_after() {
 	local delay=$1
 	shift
-	"$DOCDEX" "$@" > kill.out 2> kill.err 3>&- &
+	env "$NO_LEAK_CHECK" "$DOCDEX" "$@" > kill.out 2> kill.err 3>&- &
 	local pid=$!
 	sleep "$delay"
 	kill -KILL "$pid" 2> /dev/null || true
@@ -201,7 +201,7 @@ killed_after() {
 # syntax: NAME, or NAME:when=N for its Nth call).  Leak checking, which
 # cannot work under a tracer, is off.
 rebuild_killed_at() {
-	run --separate-stderr env "$UNDER_STRACE" \
+	run --separate-stderr env "$NO_LEAK_CHECK" \
 		strace -f -o /dev/null -e trace=write,fsync,linkat,rename -e "inject=$1:signal=KILL" \
 		"$DOCDEX" index -q --span 64K d/c.tsv.gz
 	status_is 137 || fail "killed at $1: it did not get there"

@@ -89,7 +89,7 @@ signalled_at_write() {
 	[ "$sig" = KILL ] || dfl=(--default-signal="$sig")
 	# ThreadSanitizer's runtime writes once at start-up, before main.
 	[ "$CHECKER" != tsan ] || n=$((n + 1))
-	run --separate-stderr env "$UNDER_STRACE" \
+	run --separate-stderr env "$NO_LEAK_CHECK" \
 		env "${dfl[@]}" strace -o /dev/null -e trace=write \
 		-e "inject=write:signal=$sig:when=$n" "$DOCDEX" "$@"
 }
@@ -161,7 +161,7 @@ keep_alive() {
 	big_corpus
 	ramdisk_dir
 	# SIGHUP ignored, as nohup leaves it: the run goes on to its end.
-	run --separate-stderr env "$UNDER_STRACE" \
+	run --separate-stderr env "$NO_LEAK_CHECK" \
 		env --ignore-signal=HUP strace -o /dev/null -e trace=write -e inject=write:signal=HUP:when=3 \
 		"$DOCDEX" pin-test --pin none --placement ramdisk --ramdisk "$RAMDISK" "${QUICK[@]}" -q \
 		-o r.json c.tsv
@@ -242,7 +242,7 @@ keep_alive() {
 	[ -f "${DX_FAIL_FORK-}" ] || fail "DX_FAIL_FORK must name the shim that make check builds (libfailfork.so)"
 	small_corpus
 	# fork works twice, then fails with EAGAIN: the third of four workers.
-	run --separate-stderr env "$UNDER_STRACE:verify_asan_link_order=0" \
+	run --separate-stderr env "$NO_LEAK_CHECK:verify_asan_link_order=0" \
 		strace -f -o trace -e trace=close -E LD_PRELOAD="$DX_FAIL_FORK" -E FAIL_FORK_AFTER=2 \
 		"$DOCDEX" bench --strategies mmap -j 4 "${QUICK[@]}" -q -f -o r.json c.tsv
 	status_is 1
@@ -253,7 +253,7 @@ keep_alive() {
 	equals "$stderr" "docdex bench: a cell failed: 'mmap/j4/t1': cannot start worker 2: fork: resource temporarily unavailable"
 	check_report r.json --repeat 1 --expect mmap/j4/t1=failed
 	# pin-test forks once more, to ask for CUDA: its second worker fails.
-	run --separate-stderr env "$UNDER_STRACE:verify_asan_link_order=0" \
+	run --separate-stderr env "$NO_LEAK_CHECK:verify_asan_link_order=0" \
 		strace -f -o trace -e trace=close -E LD_PRELOAD="$DX_FAIL_FORK" -E FAIL_FORK_AFTER=2 \
 		"$DOCDEX" pin-test --pin none --placement disk -j 3 "${QUICK[@]}" -q -f -o r.json c.tsv
 	status_is 1
