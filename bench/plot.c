@@ -18,7 +18,8 @@
 enum {
 	PANEL_W = 420,   /* a panel, its margins included */
 	PANEL_H = 340,
-	PAD_L = 74,      /* the plot area inside a panel */
+	PAD_L = 84,      /* the plot area inside a panel: room for a tick
+	                    label such as "150 MiB" and the axis title */
 	PAD_R = 18,
 	PAD_T = 30,
 	PAD_B = 54,
@@ -609,11 +610,13 @@ static void axes(plot *p, const dxb_rs_metric *k, const yaxis *ya)
 
 	/* Counted, not compared with ymax: a sum that overflows, or steps too
 	 * small to move it, must not draw lines without end. */
+	size_t widest = 0;
 	for (int i = 0; i <= ya->n; i++) {
 		double y = ypos(ya, ya->step * i);
 		line(f, l, y, r, y, i ? "stroke=\"#dddddd\"" : "stroke=\"#444444\"");
 		tick_label(buf, sizeof buf, i, ya, k);
 		text(f, l - 6, y, "dy=\".32em\" text-anchor=\"end\"", buf);
+		widest = strlen(buf) > widest ? strlen(buf) : widest;
 	}
 	line(f, l, t, l, b, "stroke=\"#444444\"");
 
@@ -637,10 +640,14 @@ static void axes(plot *p, const dxb_rs_metric *k, const yaxis *ya)
 	         p->logx ? " (log scale)" : "");
 	text(f, (l + r) / 2, b + 40, "text-anchor=\"middle\"", buf);
 	metric_title(buf, sizeof buf, k);
-	char y[32], tr[96];
-	snprintf(tr, sizeof tr, "text-anchor=\"middle\" transform=\"rotate(-90 18 %s)\"",
-	         coord(y, sizeof y, (t + b) / 2));
-	text(f, 18, (t + b) / 2, tr, buf);
+	/* Turned upright, the title's letters reach about 10 units left of
+	 * its baseline and 3 right: its baseline goes left of the widest
+	 * tick label by that much, and no nearer the panel's edge than 12. */
+	double tx = fmax(12, l - 6 - (double)widest * CHAR_W - 6);
+	char x[32], y[32], tr[128];
+	snprintf(tr, sizeof tr, "text-anchor=\"middle\" transform=\"rotate(-90 %s %s)\"",
+	         coord(x, sizeof x, tx), coord(y, sizeof y, (t + b) / 2));
+	text(f, tx, (t + b) / 2, tr, buf);
 	text(f, (l + r) / 2, t - 12, "text-anchor=\"middle\" font-weight=\"bold\"", buf);
 }
 

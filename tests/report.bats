@@ -168,11 +168,12 @@ print(len(r["cells"]), s[0]["technique"], s[0]["pairs"])'
 # samples/s over its repetitions and PSS of 10 GiB.
 spread_report() {
 	python3 - "$@" <<'EOF2'
-import sys
+import os, sys
 cells = []
 for spec in sys.argv[1:]:
     s, w, vs = spec.split(":")
-    reps = ", ".join('{"samples_per_s": %s, "pss_mib": 10240, "mib_per_s": -0.01}' % v
+    pss = os.environ.get("PSS_MIB", "10240")
+    reps = ", ".join('{"samples_per_s": %s, "pss_mib": %s, "mib_per_s": -0.01}' % (v, pss)
                      for v in vs.split(","))
     cells.append('{"key": "%s/j%s/t1", "strategy": "%s", "workers": %s, "threads": 1, '
                  '"status": "ok", "reason": "", "repetitions": [%s]}' % (s, w, s, w, reps))
@@ -206,6 +207,10 @@ EOF2
 		mmap:2:2000000,2600000 pread:2:2400000,2500000 > r.json
 	run --separate-stderr dx bench --from r.json --plot p.svg -q
 	status_is 0
+	# Ticks of 7 characters ("150 MiB") beside the axis title too.
+	PSS_MIB=150 spread_report mmap:1:3000000 pread:1:1000000 > r2.json
+	run --separate-stderr dx bench --from r2.json --plot p2.svg -q
+	status_is 0
 	run python3 - <<'EOF2'
 import re, xml.etree.ElementTree as E
 svg = open("p.svg").read()
@@ -214,10 +219,21 @@ ticks = re.findall(r'text-anchor="end">([^<]*)<', svg)
 print(" ".join(ticks))
 print(len(re.findall(r'class="fastest"', svg)))
 print("corpus: c.tsv, 3,000,000 records, 1.0 GiB" in svg, "proportional set size" in svg)
+# Each panel's upright axis title clear of its widest tick label (about 7
+# units a character at 12 px; the title's letters reach 10 left of its
+# baseline and 3 right): "150 MiB" once touched "PSS".
+clear = []
+for panel in (svg + open("p2.svg").read()).split('<g transform="translate(')[1:]:
+    ends = [(float(x), t) for x, t in re.findall(r'<text x="([0-9.]+)"[^>]*text-anchor="end">([^<]*)<', panel)]
+    up = re.search(r'rotate\(-90 ([0-9.]+) ', panel)
+    if ends and up:
+        clear.append(float(up.group(1)) + 3 <= min(x - 7 * len(t) for x, t in ends) and float(up.group(1)) >= 10)
+print(len(clear), all(clear))
 EOF2
 	equals "${lines[0]}" "0 1M 2M 3M 4M 0 2 GiB 4 GiB 6 GiB 8 GiB 10 GiB 12 GiB"
 	equals "${lines[1]}" 1
 	equals "${lines[2]}" "True True"
+	equals "${lines[3]}" "4 True"
 	# Rendered as a person sees it, where a renderer is installed.
 	if command -v rsvg-convert > /dev/null; then
 		rsvg-convert p.svg -o p.png
