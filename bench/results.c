@@ -389,20 +389,18 @@ static void unclear_words(const view *v, size_t i, char *buf, size_t n)
 	         g, key, spread_pct(v, i), other, spread_pct(v, v->rival[i]));
 }
 
-/* Text for people, broken at spaces to fit WRAP columns; the lines after
- * the first indented by indent. */
 enum { WRAP = 100 };
-static void put_wrapped(FILE *f, const char *s, size_t indent)
+void dxb_rs_put_wrapped(FILE *f, const char *s, size_t col, size_t indent)
 {
-	size_t col = 0;
+	size_t first = col;
 	while (*s) {
 		size_t word = strcspn(s, " "), w = 0;
 		for (size_t k = 0; k < word; k++)
 			w += ((unsigned char)s[k] & 0xC0) != 0x80;
-		if (col && col + 1 + w > WRAP) {
+		if (col > first && col + 1 + w > WRAP) {
 			fprintf(f, "\n%*s", (int)indent, "");
-			col = indent;
-		} else if (col) {
+			col = first = indent;
+		} else if (col > first) {
 			putc(' ', f);
 			col++;
 		}
@@ -585,7 +583,7 @@ static void put_above(const dxb_rs_matrix *m, FILE *f)
 		char one[1024];
 		size_t n = strcspn(h, "\n");
 		snprintf(one, sizeof one, "%.*s", (int)n, h);
-		put_wrapped(f, one, 2);
+		dxb_rs_put_wrapped(f, one, 0, 2);
 		h += n + (h[n] == '\n');
 	}
 	for (size_t j = 0; j < ndims_of(m) && len < sizeof all; j++)
@@ -617,7 +615,7 @@ static void put_notes(const layout *L, FILE *f)
 		len += k > 0 ? (size_t)k : 0;
 	}
 	if (len)
-		put_wrapped(f, text, 2);
+		dxb_rs_put_wrapped(f, text, 0, 2);
 }
 
 static void layout_free(layout *L)
@@ -781,17 +779,17 @@ int dxb_rs_write_table(const dxb_rs_matrix *m, FILE *f)
 		if (note[i] == next) {
 			snprintf(words, sizeof words, "[%zu] %.*s", next++, (int)reason_len(&m->cells[i]),
 			         m->cells[i].reason);
-			put_wrapped(f, words, 4);
+			dxb_rs_put_wrapped(f, words, 0, 4);
 		}
 	if (L.v.any_fastest) {
 		fastest_words(m, words + 2, sizeof words - 2);
 		memcpy(words, "* ", 2);
-		put_wrapped(f, words, 2);
+		dxb_rs_put_wrapped(f, words, 0, 2);
 	}
 	for (size_t i = 0; i < m->ncells; i++)
 		if (L.v.top[i] && !L.v.fastest[i]) {
 			unclear_words(&L.v, i, words, sizeof words);
-			put_wrapped(f, words, 2);
+			dxb_rs_put_wrapped(f, words, 0, 2);
 		}
 	put_notes(&L, f);
 	if (m->epilogue)

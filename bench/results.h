@@ -128,6 +128,11 @@ int dxb_rs_write_svg(const dxb_rs_matrix *m, FILE *f);       /* the plot */
  * ("1/s") goes unsaid.  *unit is NULL when there is none to write. */
 void dxb_rs_split_label(const dxb_rs_metric *k, const char **name, int *namelen, const char **unit);
 
+/* Text for people, broken at spaces to fit 100 columns, from column col
+ * (what the line already holds); the lines after the first indented by
+ * indent.  Ends the line. */
+void dxb_rs_put_wrapped(FILE *f, const char *s, size_t col, size_t indent);
+
 /* Compares m with the JSON report at path, cell by cell (matched by key,
  * metric by metric for the gate metrics).  A metric regressed when its
  * median is worse than the baseline's by more than tolerance percent and

@@ -303,6 +303,15 @@ static void env_from_json(const char *obj, env *e)
 	dxb_rs_json_get(obj, "cuda_runtime", e->cuda_runtime, sizeof e->cuda_runtime);
 }
 
+/* "  kernel             Linux ...": a value too long for the line (a
+ * library's path in CUDA's reason) goes on under itself. */
+enum { ENV_LABEL = 19 };
+static void env_line(FILE *f, const char *label, const char *value)
+{
+	fprintf(f, "  %-*s", ENV_LABEL, label);
+	dxb_rs_put_wrapped(f, value, 2 + ENV_LABEL, 2 + ENV_LABEL);
+}
+
 /* The section the table starts with. */
 static char *env_text(const env *e)
 {
@@ -312,16 +321,21 @@ static char *env_text(const env *e)
 	if (!f)
 		return NULL;
 	fprintf(f, "environment\n");
-	fprintf(f, "  memory-lock limit  %s (ulimit -l)\n", e->memlock);
-	fprintf(f, "  huge pages (THP)   %s\n", e->thp);
-	fprintf(f, "  /dev/shm           %s\n", e->shm);
-	fprintf(f, "  RAM disk           %s\n", e->ramdisk);
-	fprintf(f, "  NUMA nodes         %s\n", e->numa);
-	fprintf(f, "  kernel             %s\n", e->kernel);
-	fprintf(f, "  CUDA               %s\n", e->cuda);
-	if (e->cuda_found)
-		fprintf(f, "  CUDA device        %s, driver %s, runtime %s\n", e->cuda_device,
-		        e->cuda_driver, e->cuda_runtime);
+	char memlock[sizeof e->memlock + 16];
+	snprintf(memlock, sizeof memlock, "%s (ulimit -l)", e->memlock);
+	env_line(f, "memory-lock limit", memlock);
+	env_line(f, "huge pages (THP)", e->thp);
+	env_line(f, "/dev/shm", e->shm);
+	env_line(f, "RAM disk", e->ramdisk);
+	env_line(f, "NUMA nodes", e->numa);
+	env_line(f, "kernel", e->kernel);
+	env_line(f, "CUDA", e->cuda);
+	if (e->cuda_found) {
+		char dev[sizeof e->cuda_device + sizeof e->cuda_driver + sizeof e->cuda_runtime + 32];
+		snprintf(dev, sizeof dev, "%s, driver %s, runtime %s", e->cuda_device, e->cuda_driver,
+		         e->cuda_runtime);
+		env_line(f, "CUDA device", dev);
+	}
 	if (fclose(f) != 0) {
 		free(text);
 		return NULL;

@@ -88,6 +88,10 @@ for c in json.load(open("r.json"))["cells"]:
 	[[ $output == *"memory-lock limit  "*"(ulimit -l)"* ]]
 	[[ $output == *"CUDA               not found: "* ]]
 	[[ $output == *"placement ramdisk vs disk "*"pairs): "*"PSS "*", Shmem "* ]]
+	# Within 100 columns, the environment's long values (CUDA's reason
+	# with a library's path) folded under themselves.
+	local l
+	for l in "${lines[@]}"; do (( ${#l} <= 100 )) || { echo "wider than 100 columns: $l"; false; }; done
 	! awk 'length > 100' <<< "$output" | grep -q .
 	[[ $output == *"2 workers vs 1 "* ]]
 	equals "$(ls "$RAMDISK")" ""
