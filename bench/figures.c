@@ -38,6 +38,9 @@ const dxb_rs_metric dxb_figures_metrics[FG_COUNT] = {
 	                 "memory the workers own (what runs out)" },
 	[FG_FILE] = { "file_mib", "file MiB", "MiB", DXB_RS_NEITHER, 0, 1, DXB_RS_SHOW,
 	              "page cache they map, counted once (reclaimable)" },
+	/* Decompression work: what an inflate cache saves. */
+	[FG_INFLATE] = { "inflate_mib_per_s", "inflate MiB/s", "MiB/s", DXB_RS_LOWER, 0, 1, DXB_RS_WIDE,
+	                 "bytes inflated a second, all workers together (gzip, BGZF)" },
 };
 
 void dxb_figures_of(const dxb_workers_result *res, double *row)
@@ -60,6 +63,7 @@ void dxb_figures_of(const dxb_workers_result *res, double *row)
 		row[FG_FILE] += (double)res->mem[i].pss_file / mib;
 		row[FG_MINFLT] += (double)w->minor_faults;
 		row[FG_MAJFLT] += (double)w->major_faults;
+		row[FG_INFLATE] += (double)w->inflated / secs / mib;
 		for (unsigned k = 0; k < HIST_BUCKETS; k++)
 			hist[k] += w->hist[k];
 	}

@@ -12,7 +12,7 @@
 
 enum {
 	FG_SAMPLES, FG_DOCS, FG_MB, FG_P50, FG_P95, FG_P99, FG_SETUP, FG_PSS, FG_USS, FG_RSS,
-	FG_MINFLT, FG_MAJFLT, FG_PRIVATE, FG_FILE, FG_COUNT
+	FG_MINFLT, FG_MAJFLT, FG_PRIVATE, FG_FILE, FG_INFLATE, FG_COUNT
 };
 
 /* Their descriptions, for a command's table of metrics. */

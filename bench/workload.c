@@ -26,6 +26,7 @@ typedef struct thread_ctx {
 	dx_err err;
 	uint64_t samples, docs, bytes;
 	double elapsed;
+	uint64_t inflated;         /* by its corpus, over the measured part */
 	double pin_s, copy_s;     /* batchbuf's, copied out before it closes */
 	uint64_t copied;
 	uint64_t hist[HIST_BUCKETS];
@@ -203,6 +204,8 @@ static void *thread_main(void *arg)
 	if (!pos || !recs || !queries)
 		t->failed = dx__fail_nomem(&t->err) < 0;
 	else if (!(c = dx_corpus_open(o->corpus, &t->err)) ||
+	         (o->inflate_cache &&
+	          dx_corpus_set_inflate_cache(c, o->inflate_cache, o->cache_dir, &t->err) < 0) ||
 	         generator_open(&g, t, c, &t->err) < 0 ||
 	         !(fields = dx_fields_parse(c, NULL, &t->err)) ||
 	         !(l = dxb_loader_open(o->strategy, c, t->share, &t->err)) ||
@@ -253,6 +256,7 @@ static void *thread_main(void *arg)
 				continue;
 			measuring = 1;
 			t->t_start = now;
+			t->inflated = dx_corpus_inflated(c);
 			end = now + o->duration;
 			batch.copy_s = 0;
 			batch.copied = 0;
@@ -266,6 +270,7 @@ static void *thread_main(void *arg)
 			break;
 	}
 	t->elapsed = now - t->t_start;
+	t->inflated = dx_corpus_inflated(c) - t->inflated;
 	t->copy_s = batch.copy_s;
 	t->copied = batch.copied;
 	goto out;
@@ -354,6 +359,7 @@ void dxb_workload_run(const dxb_workload_opts *o, unsigned rank, unsigned world,
 		r->copied += t[i].copied;
 		r->docs += t[i].docs;
 		r->bytes += t[i].bytes;
+		r->inflated += t[i].inflated;
 		if (t[i].elapsed > r->elapsed_s)
 			r->elapsed_s = t[i].elapsed;
 		for (unsigned k = 0; k < HIST_BUCKETS; k++)

@@ -39,6 +39,9 @@ typedef struct dxb_workload_opts {
 	                             all; NULL: never */
 	const struct dxb_memcg *memcg; /* the memory cgroup each worker joins
 	                             before it sets up; NULL: none */
+	uint64_t inflate_cache;   /* bytes of the inflate cache that every
+	                             thread's corpus shares (0: none) */
+	const char *cache_dir;    /* where it goes (NULL: /dev/shm) */
 } dxb_workload_opts;
 
 /* What a worker measured, sent to the parent through a pipe. */
@@ -56,6 +59,7 @@ typedef struct dxb_worker_result {
 	                             to the device (the CUDA modes) */
 	uint64_t copied;          /* bytes copied to the device */
 	uint64_t minor_faults, major_faults; /* over the process's life */
+	uint64_t inflated;        /* bytes inflated, measured part, all threads */
 	uint64_t hist[HIST_BUCKETS];
 } dxb_worker_result;
 

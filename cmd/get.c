@@ -33,6 +33,7 @@ static const char usage[] =
 	"                           already waiting on stdin: a gzip corpus decompresses\n"
 	"                           each stretch once per batch (default: 1024)\n"
 	OPT_ACCESS_HELP
+	OPT_INFLATE_CACHE_HELP
 	"  -h, --help               show this help\n";
 
 enum { OPT_FIELD = OPT_OWN, OPT_POSITION, OPT_RANDOM, OPT_MISSING, OPT_BATCH };
@@ -46,6 +47,7 @@ static const struct option options[] = {
 	{ "missing", required_argument, NULL, OPT_MISSING },
 	{ "batch", required_argument, NULL, OPT_BATCH },
 	OPTION_ACCESS,
+	OPTION_INFLATE_CACHE,
 	OPTION_HELP,
 	OPTION_END,
 };
@@ -275,7 +277,7 @@ int cmd_get(int argc, char **argv)
 {
 	getter g = { .format = FMT_RAW, .batch = 1024 };
 	const char *field = NULL;
-	uint64_t nrandom = 0, seed = 0, v;
+	uint64_t nrandom = 0, seed = 0, cache = 0, v;
 	int random = 0, access = DX_ACCESS_AUTO, c, rc;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, ":h", options, NULL)) != -1) {
@@ -316,6 +318,10 @@ int cmd_get(int argc, char **argv)
 			if ((rc = opt_access("get", optarg, &access)))
 				return rc;
 			break;
+		case OPT_INFLATE_CACHE:
+			if ((rc = opt_inflate_cache("get", optarg, &cache)))
+				return rc;
+			break;
 		case 'h':
 			fputs(usage, stdout);
 			return EXIT_OK;
@@ -331,6 +337,10 @@ int cmd_get(int argc, char **argv)
 
 	if (!(g.c = dx_corpus_open(corpus, &g.err)) || dx_corpus_set_access(g.c, access, &g.err) < 0) {
 		cli_lib_error("get", &g.err);
+		dx_corpus_close(g.c);
+		return EXIT_FAIL;
+	}
+	if (opt_set_inflate_cache("get", g.c, cache) != 0) {
 		dx_corpus_close(g.c);
 		return EXIT_FAIL;
 	}

@@ -1,5 +1,6 @@
 /* options.c: the options several commands take (see options.h). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -54,4 +55,30 @@ int opt_access(const char *cmd, const char *value, int *access)
 	const char *const names[] = { dx_access_name(DX_ACCESS_AUTO), dx_access_name(DX_ACCESS_MMAP),
 	                              dx_access_name(DX_ACCESS_PREAD), NULL };
 	return opt_choice(cmd, "access", NULL, value, names, access);
+}
+
+int opt_inflate_cache(const char *cmd, const char *value, uint64_t *bytes)
+{
+	if (cli_parse_size(value, bytes) < 0 || *bytes == 0)
+		return opt_bad_value(cmd, "inflate-cache", NULL, "a size such as 512M or 4G", value);
+	return 0;
+}
+
+int opt_set_inflate_cache(const char *cmd, dx_corpus *c, uint64_t bytes)
+{
+	if (!bytes)
+		return 0;
+	const char *dir = getenv("DOCDEX_CACHE_DIR");
+	dx_err err;
+	int rc = dx_corpus_set_inflate_cache(c, bytes, dir && *dir ? dir : NULL, &err);
+	if (rc == DX_EINVAL) {
+		cli_lib_error(cmd, &err);
+		return EXIT_FAIL;
+	}
+	if (rc < 0) {
+		char line[sizeof err.what + sizeof err.subject + 300];
+		dx_describe(&err, line, sizeof line);
+		fprintf(stderr, "docdex %s: warning: %s; reading without it\n", cmd, line);
+	}
+	return 0;
 }

@@ -80,6 +80,7 @@ static const char usage[] =
 	"      --no-readahead       do not ask the kernel for the next batch's documents\n"
 	"                           while this one is written\n"
 	OPT_ACCESS_HELP
+	OPT_INFLATE_CACHE_HELP
 	"  -h, --help               show this help\n";
 
 enum {
@@ -119,6 +120,7 @@ static const struct option options[] = {
 	OPTION_FORCE,
 	{ "no-readahead", no_argument, NULL, OPT_NO_READAHEAD },
 	OPTION_ACCESS,
+	OPTION_INFLATE_CACHE,
 	OPTION_HELP,
 	OPTION_END,
 };
@@ -135,6 +137,7 @@ typedef struct sample_args {
 	int force;                /* -f: replace an existing -o file */
 	int readahead;
 	int access;               /* DX_ACCESS_* */
+	uint64_t inflate_cache;   /* bytes (0: none) */
 	int rank_given, world_given;
 	int pair_opts;            /* an option that --triples refuses was given */
 } sample_args;
@@ -450,6 +453,7 @@ static int set_option(sample_args *a, int c, char **argv)
 	case 'f': a->force = 1; return 0;
 	case OPT_FORMAT: return opt_format("sample", NULL, optarg, sample_formats, &a->format);
 	case OPT_ACCESS: return opt_access("sample", optarg, &a->access);
+	case OPT_INFLATE_CACHE: return opt_inflate_cache("sample", optarg, &a->inflate_cache);
 	case OPT_EXCLUDE_JUDGED:
 	case OPT_MIN_REL:
 	case OPT_DEPTH:
@@ -577,6 +581,8 @@ static int open_sampler(sampler_cli *x, const sample_args *a)
 		cli_lib_error("sample", &x->err);
 		return EXIT_FAIL;
 	}
+	if (x->c && opt_set_inflate_cache("sample", x->c, a->inflate_cache) != 0)
+		return EXIT_FAIL;
 	/* Nothing this command reads may be replaced by its output. */
 	const char *const inputs[] = { so.queries, so.qrels, so.run, so.triples };
 	if (cli_check_output("sample", a->output, inputs, sizeof inputs / sizeof *inputs, x->c) != EXIT_OK ||

@@ -70,10 +70,10 @@ function __docdex_needs_corpus
     return 0
 end
 # The options of bench and pin-test that take a value.
-set -g __docdex_matrix_valued --workload --batch -j --workers --threads --duration --samples --warmup --repeat --mem-limit --limit-by --queries --qrels --run --depth --negatives --seed --synthetic --tmpdir --format -o --output --plot --baseline --tolerance --from -c --config
+set -g __docdex_matrix_valued --workload --batch -j --workers --threads --duration --samples --warmup --repeat --mem-limit --limit-by --inflate-cache --queries --qrels --run --depth --negatives --seed --synthetic --tmpdir --format -o --output --plot --baseline --tolerance --from -c --config
 
 # docdex get: the corpus or index, then ids (nothing to complete).
-complete -c docdex -n '__fish_seen_subcommand_from get; and __docdex_needs_corpus get --field --format --random --seed --missing --batch --access' -F
+complete -c docdex -n '__fish_seen_subcommand_from get; and __docdex_needs_corpus get --field --format --random --seed --missing --batch --access --inflate-cache' -F
 complete -c docdex -n '__fish_seen_subcommand_from get' -l field -x -d 'print these fields, joined by a space'
 complete -c docdex -n '__fish_seen_subcommand_from get' -l format -x -a 'raw\t"the record as it is (default)" tsv\t"id, a TAB and the text" jsonl\t"a JSON object with id and text"' -d 'output format'
 complete -c docdex -n '__fish_seen_subcommand_from get' -l position -d 'read 0-based positions in corpus order, not ids'
@@ -81,11 +81,12 @@ complete -c docdex -n '__fish_seen_subcommand_from get' -l random -x -d 'print N
 complete -c docdex -n '__fish_seen_subcommand_from get' -l seed -x -d 'seed for the random draw'
 complete -c docdex -n '__fish_seen_subcommand_from get' -l missing -x -a 'warn\t"say so and exit with status 1 (default)" skip\t"pass over it in silence"' -d 'what to do with an id not in the corpus'
 complete -c docdex -n '__fish_seen_subcommand_from get' -l batch -x -d 'look up to N ids together, reading their records in file order (default 1024)'
+complete -c docdex -n '__fish_seen_subcommand_from get sample bench pin-test' -l inflate-cache -x -d 'share what is inflated from a gzip or BGZF corpus, in a cache of SIZE in /dev/shm'
 complete -c docdex -n '__fish_seen_subcommand_from get' -l access -x -a 'auto\t"the mapping while the records are in memory, pread while they are not (default)" mmap\t"the shared mapping" pread\t"a copy of each record"' -d 'how records of a plain corpus are read'
 complete -c docdex -n '__fish_seen_subcommand_from get' -s h -l help -d 'show the usage and options'
 
 # docdex sample: the corpus or index, one only (none needed with --format ids).
-complete -c docdex -n '__fish_seen_subcommand_from sample; and __docdex_needs_corpus sample --queries --qrels --min-rel --run --depth --margin --weights --run-ratio --triples --pairs -o --output --format --field --negatives --count --epochs --seed --start --rank --world-size --access' -F
+complete -c docdex -n '__fish_seen_subcommand_from sample; and __docdex_needs_corpus sample --queries --qrels --min-rel --run --depth --margin --weights --run-ratio --triples --pairs -o --output --format --field --negatives --count --epochs --seed --start --rank --world-size --access --inflate-cache' -F
 complete -c docdex -n '__fish_seen_subcommand_from sample' -l queries -r -F -d 'query texts: qid TAB text, JSONL or TREC topics'
 complete -c docdex -n '__fish_seen_subcommand_from sample' -l qrels -r -F -d 'judgements: TREC or BEIR qrels'
 complete -c docdex -n '__fish_seen_subcommand_from sample' -l min-rel -x -d 'a judgement of N or more is a positive (default 1)'

@@ -386,6 +386,32 @@ int dx_corpus_access(const dx_corpus *c)
 	return c->access;
 }
 
+int dx_corpus_set_inflate_cache(dx_corpus *c, uint64_t bytes, const char *dir, dx_err *err)
+{
+	for (uint32_t i = 0; i < c->nsrc; i++) {
+		dx_source_info si;
+		if (!c->src[i].gz || dx_index_get_source(c->ix, i, &si) < 0)
+			continue;
+		if (dx__gzsrc_cache(c->src[i].gz, dir ? dir : "/dev/shm", bytes, si.fingerprint, err) < 0) {
+			/* All or none. */
+			for (uint32_t j = 0; j < i; j++)
+				if (c->src[j].gz)
+					(void)dx__gzsrc_cache(c->src[j].gz, NULL, 0, 0, err);
+			return err->code;
+		}
+	}
+	return 0;
+}
+
+uint64_t dx_corpus_inflated(const dx_corpus *c)
+{
+	uint64_t n = 0;
+	for (uint32_t i = 0; i < c->nsrc; i++)
+		if (c->src[i].gz)
+			n += c->src[i].gz->inflated;
+	return n;
+}
+
 const char *dx__corpus_source_path(const dx_corpus *c, uint32_t i)
 {
 	return i < c->nsrc ? c->src[i].path : NULL;

@@ -356,6 +356,31 @@ DX_EXPORT DX_MUST_CHECK int dx_corpus_set_access(dx_corpus *c, int access, dx_er
 DX_EXPORT int dx_corpus_access(const dx_corpus *c);
 
 /*
+ * Shares what c inflates from its gzip and BGZF sources with every other
+ * process that reads them with a cache: each stretch between two access
+ * points (a BGZF block, or about a span of gzip) is inflated once per
+ * machine, not once per process.  The cache of a source is a file in dir
+ * (NULL: /dev/shm) named after the source as indexed; the first process
+ * makes it at bytes bytes, reserved at once, and the others use it at that
+ * size.  Readers and writers may come and go at any moment: a copy that
+ * raced a writer, a writer killed mid-copy or a damaged file give a miss
+ * (checked by a CRC-32 a 64 KiB), never wrong bytes.  The last process to
+ * close it removes it; one whose users were all killed is removed by the
+ * next call in the same dir.  bytes 0 stops using it.  A corpus opened
+ * before fork shares it with its children.  Returns 0, or DX_EINVAL (a
+ * stretch too large for the cache, or it too small for one), DX_ECORRUPT (a
+ * damaged cache other processes use) or DX_ESYS (dir cannot hold it); c
+ * reads without a cache then.  Plain sources are not cached: their pages
+ * are the kernel's, shared already.  Not thread-safe with other calls on c.
+ */
+DX_EXPORT DX_MUST_CHECK int dx_corpus_set_inflate_cache(dx_corpus *c, uint64_t bytes,
+                                                        const char *dir, dx_err *err);
+
+/* Bytes c has inflated since it was opened (decompression work, whatever
+ * came from an inflate cache not counted). */
+DX_EXPORT uint64_t dx_corpus_inflated(const dx_corpus *c);
+
+/*
  * Finds the record with this id.  Returns 1 and sets *pos, 0 when no record
  * has the id, or DX_ECORRUPT (a damaged index) or DX_ESTALE (the index cut
  * short, under the SIGBUS guard).

@@ -145,6 +145,11 @@ typedef struct dx_gzsrc {
 	/* Called on a window's bytes in the index before they are used. */
 	int (*check)(void *ctx, uint64_t off, uint64_t len, dx_err *err);
 	void *check_ctx;
+	/* The stretches between points shared with other processes
+	 * (gzcache.h), where asked for; a read through it lands in cached. */
+	struct dx_gzcache *cache;
+	dx_buf cached;
+	uint64_t inflated;        /* bytes inflated, windows included */
 } dx_gzsrc;
 
 int dx__gzsrc_open(dx_gzsrc *g, int fd, const char *path, uint64_t csize, uint64_t usize,
@@ -158,6 +163,14 @@ void dx__gzsrc_close(dx_gzsrc *g);
  * that is on the way, else starts from the last access point before off.
  */
 int dx__gzsrc_read(dx_gzsrc *g, uint64_t off, uint64_t len, const char **data, dx_err *err);
+/* Serves reads through the inflate cache shared by the processes that
+ * read this source (gzcache.h) in dir, made at bytes bytes where it has to
+ * be; bytes 0 closes it.  fingerprint is the source's, as indexed.  0, or
+ * an error (DX_EINVAL: stretches too large for the cache, or it too small
+ * for one; DX_ECORRUPT, DX_ESYS: see dx__gzcache_open); without a cache
+ * then. */
+int dx__gzsrc_cache(dx_gzsrc *g, const char *dir, uint64_t bytes, uint64_t fingerprint,
+                    dx_err *err);
 /* Asks the kernel to read ahead the compressed bytes that reading
  * [off, off + len) will inflate: from the access point before it to the
  * first after it (posix_fadvise WILLNEED; nothing waits). */

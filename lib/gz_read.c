@@ -17,6 +17,8 @@
 #include "err.h"
 #include "fileutil.h"
 #include "gz.h"
+#include "gzcache.h"
+#include "hash.h"
 
 enum { IN_SIZE = DX_BGZF_MAX, SKIP_SIZE = 1 << 16 };
 
@@ -60,6 +62,8 @@ void dx__gzsrc_close(dx_gzsrc *g)
 	dx__inflater_free(g->blocks);
 	dx__raw_free(g->fast);
 	dx__buf_free(&g->out);
+	dx__gzcache_close(g->cache);
+	dx__buf_free(&g->cached);
 	memset(g, 0, sizeof *g);
 }
 
@@ -112,6 +116,7 @@ static int block_at(dx_gzsrc *g, uint64_t off, dx_err *err)
 		return dx__fail(err, DX_EFORMAT, 0, g->path, "gzip CRC mismatch at compressed byte %llu",
 		                (unsigned long long)(off + total - 8));
 	g->blk_len = (size_t)isize;
+	g->inflated += (uint64_t)isize;
 	g->blk_pos = 0;
 	g->blk_next = off + total;
 	g->in_block = 1;
@@ -175,6 +180,7 @@ static int start_at(dx_gzsrc *g, uint64_t i, dx_err *err)
 			int r = inflate(&g->z, Z_FINISH);
 			if (r != Z_STREAM_END || g->z.avail_out)
 				return damaged(g, err, "bad window");
+			g->inflated += p->window_len;
 		}
 		inflateReset2(&g->z, -15);
 		g->raw = 1;
@@ -251,6 +257,7 @@ static int64_t from_fast(dx_gzsrc *g, unsigned char *dst, size_t step, dx_err *e
 	g->z.next_in = (unsigned char *)in;
 	g->z.avail_in = (uInt)avail;
 	g->cur += got;
+	g->inflated += got;
 	if (r < 0)
 		return corrupt(g, err);
 	if (r == 1 && next_member(g, err) < 0)
@@ -286,6 +293,7 @@ static int pump(dx_gzsrc *g, unsigned char *dst, uint64_t n, dx_err *err)
 		int r = inflate(&g->z, Z_NO_FLUSH);
 		size_t got = step - g->z.avail_out;
 		g->cur += got;
+		g->inflated += got;
 		n -= got;
 		if (dst)
 			dst += got;
@@ -305,10 +313,8 @@ static int pump(dx_gzsrc *g, unsigned char *dst, uint64_t n, dx_err *err)
 	return 0;
 }
 
-int dx__gzsrc_read(dx_gzsrc *g, uint64_t off, uint64_t len, const char **data, dx_err *err)
+static int read_direct(dx_gzsrc *g, uint64_t off, uint64_t len, const char **data, dx_err *err)
 {
-	if (g->npts == 0 || off > g->usize || len > g->usize - off)
-		return damaged(g, err, "record beyond the uncompressed size");
 	uint64_t i = point_for(g, off);
 	/* The last read's end may be this one's start (a record is read with
 	 * the bytes after it, where the next record starts): those are kept,
@@ -332,6 +338,75 @@ int dx__gzsrc_read(dx_gzsrc *g, uint64_t off, uint64_t len, const char **data, d
 	g->live = 1;
 	*data = g->out.p;
 	return 0;
+}
+
+/* Where the stretch from point i ends: at the next point. */
+static uint64_t stretch_end(const dx_gzsrc *g, uint64_t i)
+{
+	return i + 1 < g->npts ? g->pts[i + 1].uoff : g->usize;
+}
+
+/* Each stretch the bytes lie in, from the cache where it holds them, else
+ * inflated whole from its point and offered to it. */
+static int read_cached(dx_gzsrc *g, uint64_t off, uint64_t len, const char **data, dx_err *err)
+{
+	if (dx__buf_reserve(&g->cached, len + 1) < 0)
+		return dx__fail_nomem(err);
+	for (uint64_t at = off, end = off + len; at < end;) {
+		uint64_t i = point_for(g, at), from = g->pts[i].uoff, to = stretch_end(g, i);
+		if (from > at || to <= at || to > g->usize)
+			return damaged(g, err, "bad access point");
+		uint64_t n = (end < to ? end : to) - at;
+		char *dst = g->cached.p + (at - off);
+		if (!dx__gzcache_get(g->cache, i, at - from, (size_t)n, dst)) {
+			const char *s;
+			if (read_direct(g, from, to - from, &s, err) < 0)
+				return err->code;
+			dx__gzcache_put(g->cache, i, s, (size_t)(to - from));
+			memcpy(dst, s + (at - from), (size_t)n);
+		}
+		at += n;
+	}
+	*data = g->cached.p;
+	return 0;
+}
+
+int dx__gzsrc_read(dx_gzsrc *g, uint64_t off, uint64_t len, const char **data, dx_err *err)
+{
+	if (g->npts == 0 || off > g->usize || len > g->usize - off)
+		return damaged(g, err, "record beyond the uncompressed size");
+	if (g->cache && len)
+		return read_cached(g, off, len, data, err);
+	return read_direct(g, off, len, data, err);
+}
+
+/* Stretches larger than this are not cached: an index built with a span of
+ * many MiB is for sequential reads. */
+enum { CACHE_STRETCH_MAX = 64 << 20 };
+
+int dx__gzsrc_cache(dx_gzsrc *g, const char *dir, uint64_t bytes, uint64_t fingerprint,
+                    dx_err *err)
+{
+	dx__gzcache_close(g->cache);
+	g->cache = NULL;
+	if (!bytes || !g->npts)
+		return 0;
+	uint64_t slot = 0;
+	for (uint64_t i = 0; i < g->npts; i++) {
+		uint64_t from = g->pts[i].uoff, to = stretch_end(g, i);
+		if (to > from && to - from > slot)
+			slot = to - from;
+	}
+	if (slot > CACHE_STRETCH_MAX)
+		return dx__fail(err, DX_EINVAL, 0, g->path, "stretches between access points of up to "
+		                "%llu bytes, too large for the inflate cache (index with a smaller --span)",
+		                (unsigned long long)slot);
+	/* Named after what its stretches are: the source as indexed, and
+	 * where its points lie. */
+	uint64_t id[4] = { fingerprint, g->csize, g->usize, g->npts };
+	uint64_t fp = dx__hash64(g->pts, g->npts * sizeof *g->pts, dx__hash64(id, sizeof id, 0));
+	g->cache = dx__gzcache_open(dir, fp, bytes, slot, err);
+	return g->cache ? 0 : err->code;
 }
 
 void dx__gzsrc_prefetch(const dx_gzsrc *g, uint64_t off, uint64_t len)

@@ -35,10 +35,13 @@ class Error(Exception):
 class Corpus:
     """Documents served out of an indexed corpus, by id or by position.
 
-    Corpus(path, field=None, *, bytes=False, access="auto") opens CORPUS (with CORPUS.ddx
-    beside it) or the index itself.  field selects fields as
-    ``docdex get --field`` does ("title,body"); documents come as str
-    (UTF-8, errors='surrogateescape') or, with bytes=True, as bytes.
+    Corpus(path, field=None, *, bytes=False, access="auto", inflate_cache=0) opens
+    CORPUS (with CORPUS.ddx beside it) or the index itself.  field selects
+    fields as ``docdex get --field`` does ("title,body"); documents come as
+    str (UTF-8, errors='surrogateescape') or, with bytes=True, as bytes.
+    inflate_cache, a size in bytes, shares what is inflated from a gzip or
+    BGZF corpus with the other processes that read it with one (see
+    ``docdex get --inflate-cache``).
     """
 
     path: Union[str, bytes]
@@ -54,8 +57,13 @@ class Corpus:
     @property
     def access(self) -> Literal["auto", "mmap", "pread"]:
         """How records of a plain corpus are read (see ``docdex get --access``)."""
+    @property
+    def inflated(self) -> int:
+        """Bytes this handle has inflated since it was opened (not counting
+        what came from the inflate cache)."""
     def __init__(self, path: _Path, field: Optional[str] = None, *, bytes: bool = False,
-                 access: Literal["auto", "mmap", "pread"] = "auto") -> None: ...
+                 access: Literal["auto", "mmap", "pread"] = "auto",
+                 inflate_cache: int = 0) -> None: ...
     def __len__(self) -> int:
         """The number of records."""
     def __getitem__(self, pos: SupportsIndex) -> Union[str, bytes]:

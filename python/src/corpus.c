@@ -92,11 +92,13 @@ PyObject *id_bytes(PyObject *id)
 
 static int corpus_init(CorpusObject *self, PyObject *args, PyObject *kw)
 {
-	static char *kwlist[] = { "path", "field", "bytes", "access", NULL };
+	static char *kwlist[] = { "path", "field", "bytes", "access", "inflate_cache", NULL };
 	PyObject *path = NULL, *field = Py_None, *fsbytes = NULL;
 	const char *how = "auto";
 	int as_bytes = 0, access;
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O$ps:Corpus", kwlist, &path, &field, &as_bytes, &how))
+	unsigned long long cache = 0;
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O$psK:Corpus", kwlist, &path, &field, &as_bytes, &how,
+	                                 &cache))
 		return -1;
 	if ((access = dx_py_access(how)) < 0)
 		return -1;
@@ -121,10 +123,12 @@ static int corpus_init(CorpusObject *self, PyObject *args, PyObject *kw)
 		Py_DECREF(fsbytes);
 		return -1;
 	}
-	dx_err err = { 0 };
+	dx_err err = { 0 }, cache_err = { 0 };
 	dx_corpus *c;
 	dx_fields *f = NULL;
 	const char *p = PyBytes_AS_STRING(fsbytes);
+	const char *cache_dir = getenv("DOCDEX_CACHE_DIR");
+	int cache_rc = 0;
 	/* Opening checks every source's fingerprint: reads, so no GIL. */
 	Py_BEGIN_ALLOW_THREADS
 	c = dx_corpus_open(p, &err);
@@ -132,7 +136,28 @@ static int corpus_init(CorpusObject *self, PyObject *args, PyObject *kw)
 		dx_corpus_close(c);
 		c = NULL;
 	}
+	if (c && cache)
+		cache_rc = dx_corpus_set_inflate_cache(c, cache, cache_dir && *cache_dir ? cache_dir : NULL,
+		                                       &cache_err);
 	Py_END_ALLOW_THREADS
+	/* As docdex get does: a size too small is an error, a cache that
+	 * cannot be had a warning (the corpus reads without it). */
+	if (c && cache_rc == DX_EINVAL) {
+		dx_fields_free(f);
+		dx_corpus_close(c);
+		c = NULL;
+		err = cache_err;
+	} else if (c && cache_rc < 0) {
+		char line[sizeof cache_err.what + sizeof cache_err.subject + 300];
+		dx_describe(&cache_err, line, sizeof line);
+		if (PyErr_WarnFormat(PyExc_RuntimeWarning, 1, "%s; reading without it", line) < 0) {
+			dx_fields_free(f);
+			dx_corpus_close(c);
+			Py_DECREF(fspath);
+			Py_DECREF(fsbytes);
+			return -1;
+		}
+	}
 	Py_DECREF(fsbytes);
 	if (!c) {
 		Py_DECREF(fspath);
@@ -147,6 +172,7 @@ static int corpus_init(CorpusObject *self, PyObject *args, PyObject *kw)
 	self->field = field;
 	self->as_bytes = as_bytes;
 	self->access = access;
+	self->inflate_cache = cache;
 	return 0;
 }
 
@@ -216,8 +242,9 @@ static PyObject *corpus_reduce(CorpusObject *self, PyObject *unused)
 		return NULL;
 	}
 	PyObject *args = Py_BuildValue("(OO)", self->path, self->field);
-	PyObject *kw = Py_BuildValue("{s:O,s:s}", "bytes", self->as_bytes ? Py_True : Py_False, "access",
-	                             dx_access_name(self->access));
+	PyObject *kw = Py_BuildValue("{s:O,s:s,s:K}", "bytes", self->as_bytes ? Py_True : Py_False,
+	                             "access", dx_access_name(self->access), "inflate_cache",
+	                             self->inflate_cache);
 	PyObject *r = NULL;
 	/* copyreg.__newobj_ex__ is not needed: functools.partial carries the
 	 * keyword argument, and pickles by reference. */
@@ -269,6 +296,16 @@ static PyObject *get_access(CorpusObject *self, void *closure)
 	return PyUnicode_FromString(dx_access_name(self->access));
 }
 
+static PyObject *get_inflated(CorpusObject *self, void *unused)
+{
+	(void)unused;
+	if (corpus_enter(self) < 0)
+		return NULL;
+	uint64_t n = dx_corpus_inflated(self->c);
+	dx_py_unlock(self->lock);
+	return PyLong_FromUnsignedLongLong(n);
+}
+
 static PyObject *get_bytes(CorpusObject *self, void *unused)
 {
 	(void)unused;
@@ -312,7 +349,8 @@ static PyMethodDef corpus_methods[] = {
 	{ "__enter__", (PyCFunction)corpus_enter_ctx, METH_NOARGS, "Returns the corpus." },
 	{ "__exit__", (PyCFunction)corpus_exit_ctx, METH_VARARGS, "Closes the corpus." },
 	{ "__reduce__", (PyCFunction)corpus_reduce, METH_NOARGS,
-	  "Pickles the corpus as its path, field, bytes and access: unpickling opens it again." },
+	  "Pickles the corpus as its path, field, bytes, access and inflate_cache: unpickling opens\n"
+	  "it again." },
 	{ NULL, NULL, 0, NULL },
 };
 
@@ -329,6 +367,9 @@ static PyGetSetDef corpus_getset[] = {
 	{ "bytes", (getter)get_bytes, NULL, "Whether documents and ids come as bytes by default.",
 	  NULL },
 	{ "access", (getter)get_access, NULL, "How records are read: 'auto', 'mmap' or 'pread'.", NULL },
+	{ "inflated", (getter)get_inflated, NULL,
+	  "Bytes this handle has inflated from gzip and BGZF sources since it was\n"
+	  "opened (what came from the inflate cache not counted).", NULL },
 	{ NULL, NULL, NULL, NULL, NULL },
 };
 
@@ -339,7 +380,7 @@ static PySequenceMethods corpus_as_sequence = {
 };
 
 static const char corpus_doc[] =
-	"Corpus(path, field=None, *, bytes=False, access='auto')\n\n"
+	"Corpus(path, field=None, *, bytes=False, access='auto', inflate_cache=0)\n\n"
 	"Documents served out of an indexed corpus (TSV, JSONL or TREC; plain,\n"
 	"gzip or BGZF), opened through the corpus file (with its .ddx index\n"
 	"beside it, as `docdex index` writes it) or through the index itself.\n\n"
@@ -354,6 +395,13 @@ static const char corpus_doc[] =
 	"`docdex get`: 'mmap' (the shared mapping), 'pread' (a copy each, the\n"
 	"way for a corpus larger than memory), or 'auto': the mapping while the\n"
 	"records are in memory, pread while they are not.\n\n"
+	"inflate_cache (bytes; 0 for none) shares what is inflated from a gzip or\n"
+	"BGZF corpus with every other process that reads it with one, as\n"
+	"--inflate-cache of `docdex get`: a file of that size in /dev/shm (or\n"
+	"$DOCDEX_CACHE_DIR), so that DDP ranks and their DataLoader workers\n"
+	"inflate each stretch once between them.  A size too small for one\n"
+	"stretch raises docdex.Error; a cache that cannot be had warns\n"
+	"(RuntimeWarning) and the corpus reads without it.\n\n"
 	"len(c) is the number of records, c[i] the record at position i (negative\n"
 	"positions count from the end), `id in c` tells whether an id is there,\n"
 	"iter(c) and c.ids() give the ids in corpus order.\n\n"

@@ -41,6 +41,7 @@ typedef struct {
 	PyObject *field;        /* str or None */
 	int as_bytes;           /* bytes rather than str by default */
 	int access;             /* DX_ACCESS_*: for pickle */
+	unsigned long long inflate_cache; /* bytes asked for (0: none): for pickle */
 	pthread_mutex_t *lock;
 	PyObject *dead;         /* the message of the error that ended c, or NULL */
 	/* What one call reads, kept from call to call (under lock): a batch
