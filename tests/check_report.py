@@ -26,7 +26,7 @@ PARAMS = ["corpus", "records", "corpus_bytes", "index_bytes", "workload", "batch
 METRIC_FIELDS = ["key", "label", "unit", "better", "gate"]
 METRICS = ["samples_per_s", "docs_per_s", "mib_per_s", "latency_p50_ms", "latency_p95_ms",
            "latency_p99_ms", "setup_s", "pss_mib", "uss_per_worker_mib", "rss_per_worker_mib",
-           "minor_faults", "major_faults", "private_mib", "file_mib"]
+           "minor_faults", "major_faults", "private_mib", "file_mib", "inflate_mib_per_s"]
 CELL = ["key", "strategy", "workers", "threads", "status", "reason", "projected_bytes",
         "fastest", "summary", "repetitions"]
 STATUSES = {"ok", "oom", "failed", "skipped"}
