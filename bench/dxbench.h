@@ -65,11 +65,17 @@ void dxb_config_free(dxb_config *c);
  *   pread   the index for the place of a record, pread for its bytes
  *   mmap    the index and the corpus mapped and shared (dx_corpus_records)
  *   gzip, bgzf  the same over a gzip or BGZF corpus
+ *   gzip-cached, bgzf-cached  the same through the inflate cache that every
+ *           worker and thread shares (dx_corpus_set_inflate_cache), of the
+ *           workload's inflate_cache bytes
  */
 enum {
 	DXB_LOAD_MEMORY = 1, DXB_LOAD_STDIO, DXB_LOAD_PREAD, DXB_LOAD_MMAP, DXB_LOAD_GZIP, DXB_LOAD_BGZF,
-	DXB_LOAD_LAST = DXB_LOAD_BGZF
+	DXB_LOAD_GZIP_CACHED, DXB_LOAD_BGZF_CACHED,
+	DXB_LOAD_LAST = DXB_LOAD_BGZF_CACHED
 };
+/* Whether the strategy reads through the inflate cache. */
+#define DXB_LOAD_CACHED(s) ((s) == DXB_LOAD_GZIP_CACHED || (s) == DXB_LOAD_BGZF_CACHED)
 
 /* The strategy's name, or "?". */
 const char *dxb_loader_name(int strategy);

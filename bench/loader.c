@@ -5,7 +5,8 @@
  * private table from id to document (memory) or to offset (stdio), so what
  * they cost in memory grows with the number of processes.  pread, mmap,
  * gzip and bgzf serve from the shared index: pread and mmap are the
- * library's two accesses to a plain corpus (dx_corpus_set_access).
+ * library's two accesses to a plain corpus (dx_corpus_set_access); the
+ * -cached strategies add the inflate cache (workload.c sets it).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -25,6 +26,7 @@
 static const char *const names[] = {
 	[DXB_LOAD_MEMORY] = "memory", [DXB_LOAD_STDIO] = "stdio", [DXB_LOAD_PREAD] = "pread",
 	[DXB_LOAD_MMAP] = "mmap",     [DXB_LOAD_GZIP] = "gzip",   [DXB_LOAD_BGZF] = "bgzf",
+	[DXB_LOAD_GZIP_CACHED] = "gzip-cached", [DXB_LOAD_BGZF_CACHED] = "bgzf-cached",
 };
 
 const char *dxb_loader_name(int strategy)
@@ -45,7 +47,8 @@ int dxb_loader_applies(int strategy, dx_corpus *c, const char **why)
 	static const int needs[] = {
 		[DXB_LOAD_STDIO] = DX_SOURCE_PLAIN, [DXB_LOAD_PREAD] = DX_SOURCE_PLAIN,
 		[DXB_LOAD_MMAP] = DX_SOURCE_PLAIN,  [DXB_LOAD_GZIP] = DX_SOURCE_GZIP,
-		[DXB_LOAD_BGZF] = DX_SOURCE_BGZF,
+		[DXB_LOAD_BGZF] = DX_SOURCE_BGZF,   [DXB_LOAD_GZIP_CACHED] = DX_SOURCE_GZIP,
+		[DXB_LOAD_BGZF_CACHED] = DX_SOURCE_BGZF,
 	};
 	static const char *const need_words[] = {
 		[DX_SOURCE_PLAIN] = "needs an uncompressed corpus",

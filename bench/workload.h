@@ -17,6 +17,9 @@ enum { DXB_WL_TRIPLES = 1, DXB_WL_RANDOM, DXB_WL_SCAN };
  * 16 ns, then 16 buckets per power of two (within 6.25%). */
 enum { HIST_BUCKETS = 1024 };
 
+/* The inflate cache of the -cached strategies when none is given. */
+#define DXB_INFLATE_CACHE_DEFAULT ((uint64_t)1 << 30)
+
 typedef struct dxb_workload_opts {
 	const char *corpus;       /* the corpus or its index */
 	int strategy;             /* DXB_LOAD_* */
@@ -39,8 +42,8 @@ typedef struct dxb_workload_opts {
 	                             all; NULL: never */
 	const struct dxb_memcg *memcg; /* the memory cgroup each worker joins
 	                             before it sets up; NULL: none */
-	uint64_t inflate_cache;   /* bytes of the inflate cache that every
-	                             thread's corpus shares (0: none) */
+	uint64_t inflate_cache;   /* bytes of the inflate cache of the -cached
+	                             strategies (0: DXB_INFLATE_CACHE_DEFAULT) */
 	const char *cache_dir;    /* where it goes (NULL: /dev/shm) */
 } dxb_workload_opts;
 

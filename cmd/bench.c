@@ -27,7 +27,8 @@ static const char usage[] =
 	"temporary directory and removed afterwards.\n"
 	"\n"
 	"What is measured:\n"
-	"      --strategies LIST    memory, stdio, pread, mmap, gzip, bgzf, or all\n"
+	"      --strategies LIST    memory, stdio, pread, mmap, gzip, bgzf, gzip-cached,\n"
+	"                           bgzf-cached, or all\n"
 	"                           (default: all that apply to the corpus)\n";
 
 enum { OPT_STRATEGIES = MX_OPT_OWN };
@@ -73,7 +74,8 @@ static int set_own(void *ctx, int id, const char *name, const char *v, const cha
 	bench_opts *b = ctx;
 	if (id == OPT_STRATEGIES && parse_strategies(v, b) < 0)
 		return opt_bad_value("bench", name, place,
-		                        "memory, stdio, pread, mmap, gzip, bgzf or all", v);
+		                        "memory, stdio, pread, mmap, gzip, bgzf, gzip-cached, "
+		                        "bgzf-cached or all", v);
 	return 0;
 }
 
@@ -152,6 +154,10 @@ static double projected(const bench_opts *b, const plan *p, int strategy, unsign
 		return w * ((double)p->mc.usize + per_record * records + t * batch);
 	case DXB_LOAD_STDIO:
 		return (double)w * t * (per_record * records + batch);
+	case DXB_LOAD_GZIP_CACHED:
+	case DXB_LOAD_BGZF_CACHED:
+		return (double)p->index_size[strategy] + (double)w * t * batch +
+		       (double)(b->mx.wl.inflate_cache ? b->mx.wl.inflate_cache : DXB_INFLATE_CACHE_DEFAULT);
 	default:
 		return (double)p->index_size[strategy] + (double)w * t * batch;
 	}
@@ -242,9 +248,12 @@ static int measure(bench_opts *b, dxb_rs_matrix *m, plan *p, meta *mt)
 		return matrix_interrupted("bench", &b->mx);
 	if (rc < 0)
 		return cli_lib_failure("bench", rc, &err);
+	/* By default every strategy that applies; the -cached ones where an
+	 * --inflate-cache asks for them. */
 	if (!b->nstrategies)
 		for (int s = DXB_LOAD_MEMORY; s <= DXB_LOAD_LAST; s++)
-			if (p->index_for[s] && !p->skip_why[s])
+			if (p->index_for[s] && !p->skip_why[s] &&
+			    (!DXB_LOAD_CACHED(s) || b->mx.wl.inflate_cache))
 				b->strategy[b->nstrategies++] = s;
 
 	/* Cells by worker count, the dimension the fastest is picked within. */

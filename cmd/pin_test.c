@@ -154,7 +154,8 @@ static int set_own(void *ctx, int id, const char *name, const char *v, const cha
 	case OPT_STRATEGY:
 		if ((p->strategy = dxb_loader_parse(v)) < 0)
 			return opt_bad_value("pin-test", name, place,
-			                        "memory, stdio, pread, mmap, gzip or bgzf", v);
+			                        "memory, stdio, pread, mmap, gzip, bgzf, gzip-cached or "
+			                        "bgzf-cached", v);
 		break;
 	}
 	return 0;

@@ -183,7 +183,7 @@ _docdex()
             COMPREPLY=($(compgen -W "uniform rank" -- "$val"))
             ;;
         bench:--strategies)
-            _docdex_list "$val" "memory stdio pread mmap gzip bgzf all"
+            _docdex_list "$val" "memory stdio pread mmap gzip bgzf gzip-cached bgzf-cached all"
             ;;
         bench:--workload | pin-test:--workload)
             COMPREPLY=($(compgen -W "triples random scan" -- "$val"))
@@ -212,7 +212,7 @@ _docdex()
             _docdex_list "$val" "warm cold"
             ;;
         pin-test:--strategy)
-            COMPREPLY=($(compgen -W "memory stdio pread mmap gzip bgzf" -- "$val"))
+            COMPREPLY=($(compgen -W "memory stdio pread mmap gzip bgzf gzip-cached bgzf-cached" -- "$val"))
             ;;
         bench:--limit-by | pin-test:--limit-by)
             COMPREPLY=($(compgen -W "cgroup projection" -- "$val"))

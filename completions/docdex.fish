@@ -128,7 +128,9 @@ function __docdex_bench_strategies
         mmap 'the index and the corpus mapped and shared' \
         gzip 'the shared index over a gzip corpus' \
         bgzf 'the shared index over a BGZF corpus' \
-        all 'all six'
+        gzip-cached 'gzip through the inflate cache the workers share' \
+        bgzf-cached 'bgzf through the inflate cache the workers share' \
+        all 'all eight'
 end
 complete -c docdex -n '__fish_seen_subcommand_from bench; and __docdex_needs_corpus bench --strategies $__docdex_matrix_valued' -F
 complete -c docdex -n '__fish_seen_subcommand_from bench' -l strategies -x -a '(__fish_complete_list , __docdex_bench_strategies)' -d 'loading strategies to compare (default all that apply)'

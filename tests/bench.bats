@@ -78,6 +78,37 @@ small_corpus() {
 	equals "$(python3 -c 'import json; print(len(json.load(open("g.json"))["cells"]))')" 2
 }
 
+@test "--inflate-cache adds gzip-cached, which inflates each stretch once where gzip inflates per batch" {
+	small_corpus
+	gzip -k c.tsv
+	dx index -q c.tsv.gz
+	export DOCDEX_CACHE_DIR=$BATS_TEST_TMPDIR/shm
+	mkdir "$DOCDEX_CACHE_DIR"
+	run --separate-stderr dx bench --workload random --samples 2000 --warmup 0 --repeat 2 \
+		--inflate-cache 64M -q -o g.json c.tsv.gz
+	status_is 0
+	check_report g.json --expect memory/j1/t1=ok --expect gzip/j1/t1=ok --expect gzip-cached/j1/t1=ok
+	# The bytes inflated over the measured part, from the rate and the
+	# time 2,000 samples took: the cached cell's at most the text once (its
+	# cache holds every stretch), the other's many times that.
+	run python3 - "$(stat -c %s c.tsv)" <<'EOF2'
+import json, sys
+size = int(sys.argv[1])
+cells = {c["strategy"]: c for c in json.load(open("g.json"))["cells"]}
+for s in ("gzip", "gzip-cached"):
+    for r in cells[s]["repetitions"]:
+        print(s, r["inflate_mib_per_s"] * 2**20 * 2000 / r["samples_per_s"] / size)
+EOF2
+	local s ratio
+	while read -r s ratio; do
+		case $s in
+		gzip) python3 -c "import sys; sys.exit(not $ratio > 3)" ;;
+		gzip-cached) python3 -c "import sys; sys.exit(not $ratio < 1.1)" ;;
+		esac
+	done <<< "$output"
+	equals "$(ls "$DOCDEX_CACHE_DIR")" ""
+}
+
 @test "a strategy that does not apply is skipped with its reason; a corpus without an index gets a temporary one" {
 	"$DX_SYNTH" --count 2000 -o c.tsv
 	run --separate-stderr dx bench --strategies mmap,gzip,bgzf "${QUICK[@]}" -q -o r.json c.tsv
