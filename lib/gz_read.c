@@ -346,8 +346,15 @@ static uint64_t stretch_end(const dx_gzsrc *g, uint64_t i)
 	return i + 1 < g->npts ? g->pts[i + 1].uoff : g->usize;
 }
 
-/* Each stretch the bytes lie in, from the cache where it holds them, else
- * inflated whole from its point and offered to it. */
+/*
+ * Each stretch the bytes lie in, from the cache where it holds them, else
+ * inflated from its point to their end, as without the cache, and that
+ * much of the stretch offered to it (a stretch of a block's size whole):
+ * a miss costs what a read without the cache does (inflating whole stretches made a cache smaller than the
+ * corpus slower than none), and the stretch grows in the cache as later
+ * records ask for more of it.  Records of a batch in file order go on
+ * from where the last read stopped (read_direct keeps its bytes).
+ */
 static int read_cached(dx_gzsrc *g, uint64_t off, uint64_t len, const char **data, dx_err *err)
 {
 	if (dx__buf_reserve(&g->cached, len + 1) < 0)
@@ -360,9 +367,11 @@ static int read_cached(dx_gzsrc *g, uint64_t off, uint64_t len, const char **dat
 		char *dst = g->cached.p + (at - off);
 		if (!dx__gzcache_get(g->cache, i, at - from, (size_t)n, dst)) {
 			const char *s;
-			if (read_direct(g, from, to - from, &s, err) < 0)
+			/* A BGZF block is inflated whole anyway: all of it. */
+			uint64_t upto = to - from <= DX_BGZF_MAX ? to - from : at + n - from;
+			if (read_direct(g, from, upto, &s, err) < 0)
 				return err->code;
-			dx__gzcache_put(g->cache, i, s, (size_t)(to - from));
+			dx__gzcache_put(g->cache, i, s, (size_t)upto);
 			memcpy(dst, s + (at - from), (size_t)n);
 		}
 		at += n;

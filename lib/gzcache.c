@@ -341,7 +341,10 @@ RACY void dx__gzcache_put(dx_gzcache *k, uint64_t key, const void *p, size_t len
 	if (len > k->slot)
 		return;
 	struct slot *s = slot_of(k, key);
-	uint64_t seq = atomic_load_explicit(&s->seq, memory_order_relaxed), mine = seq + 1;
+	uint64_t seq = atomic_load_explicit(&s->seq, memory_order_acquire), mine = seq + 1;
+	/* Not over more of the same stretch (a read raced this one to it). */
+	if (!(seq & 1) && s->key == key + 1 && s->len >= len)
+		return;
 	if (seq & 1) {
 		/* Being written: left alone, unless its writer is long gone. */
 		if (now_ns() - atomic_load_explicit(&s->claimed, memory_order_relaxed) < STALE_NS)

@@ -42,8 +42,9 @@ void dx__gzcache_close(dx_gzcache *k);
 /* Copies bytes [from, from + n) of stretch key into dst: 1 when the cache
  * held them intact, else 0 (dst then undefined). */
 int dx__gzcache_get(dx_gzcache *k, uint64_t key, uint64_t from, size_t n, void *dst);
-/* Offers stretch key, len bytes at p: stored unless another process is
- * storing into its slot now, or len is over the slot size. */
+/* Offers the first len bytes of stretch key, at p: stored unless another
+ * process is storing into its slot now, the slot holds as much of the
+ * stretch already, or len is over the slot size. */
 void dx__gzcache_put(dx_gzcache *k, uint64_t key, const void *p, size_t len);
 
 /* The file's path (for messages and tests). */
