@@ -348,12 +348,15 @@ static uint64_t stretch_end(const dx_gzsrc *g, uint64_t i)
 
 /*
  * Each stretch the bytes lie in, from the cache where it holds them, else
- * inflated from its point to their end, as without the cache, and that
- * much of the stretch offered to it (a stretch of a block's size whole):
- * a miss costs what a read without the cache does (inflating whole stretches made a cache smaller than the
- * corpus slower than none), and the stretch grows in the cache as later
- * records ask for more of it.  Records of a batch in file order go on
- * from where the last read stopped (read_direct keeps its bytes).
+ * inflated and offered to it.  A cache with a slot for every stretch keeps
+ * whatever it is given, so a stretch is inflated whole, once.  A smaller
+ * one evicts stretches, so a miss inflates from the point to the bytes'
+ * end, as without the cache, and offers that much, the stretch growing in
+ * the cache as later records ask for more of it: inflating whole made such
+ * a cache slower than none (1,396 against 2,146 samples/s, 256 MiB for
+ * 1 GiB of passages), and this as fast.  A BGZF block is inflated whole
+ * either way.  Records of a batch in file order go on from where the last
+ * read stopped (read_direct keeps its bytes).
  */
 static int read_cached(dx_gzsrc *g, uint64_t off, uint64_t len, const char **data, dx_err *err)
 {
@@ -367,8 +370,8 @@ static int read_cached(dx_gzsrc *g, uint64_t off, uint64_t len, const char **dat
 		char *dst = g->cached.p + (at - off);
 		if (!dx__gzcache_get(g->cache, i, at - from, (size_t)n, dst)) {
 			const char *s;
-			/* A BGZF block is inflated whole anyway: all of it. */
-			uint64_t upto = to - from <= DX_BGZF_MAX ? to - from : at + n - from;
+			int whole = to - from <= DX_BGZF_MAX || dx__gzcache_slots(g->cache) >= g->npts;
+			uint64_t upto = whole ? to - from : at + n - from;
 			if (read_direct(g, from, upto, &s, err) < 0)
 				return err->code;
 			dx__gzcache_put(g->cache, i, s, (size_t)upto);

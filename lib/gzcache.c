@@ -284,6 +284,21 @@ void dx__gzcache_close(dx_gzcache *k)
 	free(k);
 }
 
+uint64_t dx__gzcache_slots(const dx_gzcache *k)
+{
+	return k->nslots;
+}
+
+void dx__gzcache_seal(void *file, size_t size)
+{
+	struct head h;
+	if (size < sizeof h)
+		return;
+	memcpy(&h, file, sizeof h);
+	h.check = head_check(&h);
+	memcpy(file, &h, sizeof h);
+}
+
 const char *dx__gzcache_path(const dx_gzcache *k)
 {
 	return k->path;

@@ -47,6 +47,14 @@ int dx__gzcache_get(dx_gzcache *k, uint64_t key, uint64_t from, size_t n, void *
  * stretch already, or len is over the slot size. */
 void dx__gzcache_put(dx_gzcache *k, uint64_t key, const void *p, size_t len);
 
+/* How many stretches it holds at most (its slots). */
+uint64_t dx__gzcache_slots(const dx_gzcache *k);
+
+/* Sets the check of the header at the start of a cache file of size
+ * bytes, as its maker does: for the fuzz harness, which mutates the
+ * fields behind it. */
+void dx__gzcache_seal(void *file, size_t size);
+
 /* The file's path (for messages and tests). */
 const char *dx__gzcache_path(const dx_gzcache *k);
 
