@@ -351,24 +351,24 @@ RACY int dx__gzcache_get(dx_gzcache *k, uint64_t key, uint64_t from, size_t n, v
 	return 1;
 }
 
-RACY void dx__gzcache_put(dx_gzcache *k, uint64_t key, const void *p, size_t len)
+RACY int dx__gzcache_put(dx_gzcache *k, uint64_t key, const void *p, size_t len)
 {
 	if (len > k->slot)
-		return;
+		return 0;
 	struct slot *s = slot_of(k, key);
 	uint64_t seq = atomic_load_explicit(&s->seq, memory_order_acquire), mine = seq + 1;
 	/* Not over more of the same stretch (a read raced this one to it). */
 	if (!(seq & 1) && s->key == key + 1 && s->len >= len)
-		return;
+		return 0;
 	if (seq & 1) {
 		/* Being written: left alone, unless its writer is long gone. */
 		if (now_ns() - atomic_load_explicit(&s->claimed, memory_order_relaxed) < STALE_NS)
-			return;
+			return 0;
 		mine = seq + 2;
 	}
 	if (!atomic_compare_exchange_strong_explicit(&s->seq, &seq, mine, memory_order_acquire,
 	                                             memory_order_relaxed))
-		return;
+		return 0;
 	atomic_store_explicit(&s->claimed, now_ns(), memory_order_relaxed);
 	s->key = key + 1;
 	s->len = len;
@@ -378,6 +378,6 @@ RACY void dx__gzcache_put(dx_gzcache *k, uint64_t key, const void *p, size_t len
 	}
 	memcpy((unsigned char *)s + k->data_off, p, len);
 	/* Published unless taken over meanwhile (then the CRCs judge). */
-	atomic_compare_exchange_strong_explicit(&s->seq, &mine, mine + 1, memory_order_release,
-	                                        memory_order_relaxed);
+	return atomic_compare_exchange_strong_explicit(&s->seq, &mine, mine + 1, memory_order_release,
+	                                               memory_order_relaxed);
 }

@@ -44,8 +44,8 @@ void dx__gzcache_close(dx_gzcache *k);
 int dx__gzcache_get(dx_gzcache *k, uint64_t key, uint64_t from, size_t n, void *dst);
 /* Offers the first len bytes of stretch key, at p: stored unless another
  * process is storing into its slot now, the slot holds as much of the
- * stretch already, or len is over the slot size. */
-void dx__gzcache_put(dx_gzcache *k, uint64_t key, const void *p, size_t len);
+ * stretch already, or len is over the slot size.  1 when stored, else 0. */
+int dx__gzcache_put(dx_gzcache *k, uint64_t key, const void *p, size_t len);
 
 /* How many stretches it holds at most (its slots). */
 uint64_t dx__gzcache_slots(const dx_gzcache *k);
