@@ -58,6 +58,9 @@ class Corpus:
     def access(self) -> Literal["auto", "mmap", "pread"]:
         """How records of a plain corpus are read (see ``docdex get --access``)."""
     @property
+    def inflate_cache(self) -> int:
+        """The size of the inflate cache it was opened with (0: none)."""
+    @property
     def inflated(self) -> int:
         """Bytes this handle has inflated since it was opened (not counting
         what came from the inflate cache)."""

@@ -31,15 +31,15 @@ __all__ = ["CorpusDataset", "TripleDataset", "DistributedSampler", "collate_trip
 
 
 def _corpus(corpus, field, as_bytes):
-    access = "auto"
+    access, cache = "auto", 0
     if isinstance(corpus, Corpus):
         if field is None:
             field = corpus.field
         if as_bytes is None:
             as_bytes = corpus.bytes
-        access = corpus.access
+        access, cache = corpus.access, corpus.inflate_cache
         corpus = corpus.path
-    return Corpus(corpus, field=field, bytes=bool(as_bytes), access=access)
+    return Corpus(corpus, field=field, bytes=bool(as_bytes), access=access, inflate_cache=cache)
 
 
 class CorpusDataset(torch.utils.data.Dataset):
@@ -48,7 +48,7 @@ class CorpusDataset(torch.utils.data.Dataset):
 
     CorpusDataset(corpus, field=None, *, bytes=None, ids=False); corpus is
     a path or a :class:`docdex.Corpus` (its field and bytes are the
-    defaults).  ``__getitems__`` reads a whole batch in one call, for
+    defaults; its access and inflate cache are kept).  ``__getitems__`` reads a whole batch in one call, for
     torch versions whose DataLoader fetches batches that way.
     """
 

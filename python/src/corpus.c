@@ -296,6 +296,12 @@ static PyObject *get_access(CorpusObject *self, void *closure)
 	return PyUnicode_FromString(dx_access_name(self->access));
 }
 
+static PyObject *get_inflate_cache(CorpusObject *self, void *unused)
+{
+	(void)unused;
+	return PyLong_FromUnsignedLongLong(self->inflate_cache);
+}
+
 static PyObject *get_inflated(CorpusObject *self, void *unused)
 {
 	(void)unused;
@@ -367,6 +373,8 @@ static PyGetSetDef corpus_getset[] = {
 	{ "bytes", (getter)get_bytes, NULL, "Whether documents and ids come as bytes by default.",
 	  NULL },
 	{ "access", (getter)get_access, NULL, "How records are read: 'auto', 'mmap' or 'pread'.", NULL },
+	{ "inflate_cache", (getter)get_inflate_cache, NULL,
+	  "The size of the inflate cache it was opened with (0: none).", NULL },
 	{ "inflated", (getter)get_inflated, NULL,
 	  "Bytes this handle has inflated from gzip and BGZF sources since it was\n"
 	  "opened (what came from the inflate cache not counted).", NULL },

@@ -105,3 +105,27 @@ def test_too_small_raises_and_damaged_in_use_warns(compressed, cache_dir):
     assert any("reading without it" in str(x.message) for x in w)
     assert c.get_many(ids[:50]) == docdex.Corpus(path).get_many(ids[:50])
     holder.close()
+
+
+def _as_list(batch):
+    return batch
+
+
+@pytest.mark.parametrize("method", ["fork", "spawn"])
+def test_dataloader_workers_through_the_cache(compressed, cache_dir, method):
+    """A CorpusDataset keeps the Corpus's cache; DataLoader workers read
+    through it, and the cache is gone once the corpus and workers are."""
+    torch = pytest.importorskip("torch")
+    from docdex.torch import CorpusDataset
+    path, ids = compressed
+    want = docdex.Corpus(path).get_many_positions(range(len(ids)))
+    ds = CorpusDataset(docdex.Corpus(path, inflate_cache=CACHE))
+    assert ds.corpus.inflate_cache == CACHE
+    loader = torch.utils.data.DataLoader(ds, batch_size=64, num_workers=2,
+                                         multiprocessing_context=method,
+                                         collate_fn=_as_list)
+    got = [t for batch in loader for t in batch]
+    assert got == want
+    del loader
+    ds.corpus.close()
+    assert os.listdir(cache_dir) == []
