@@ -388,11 +388,20 @@ int dx_corpus_access(const dx_corpus *c)
 
 int dx_corpus_set_inflate_cache(dx_corpus *c, uint64_t bytes, const char *dir, dx_err *err)
 {
+	/* Each compressed file has a cache of its own (others may read it
+	 * alone): the size is shared among them by their inflated sizes. */
+	double total = 0;
+	for (uint32_t i = 0; i < c->nsrc; i++)
+		if (c->src[i].gz)
+			total += (double)c->src[i].usize;
 	for (uint32_t i = 0; i < c->nsrc; i++) {
 		dx_source_info si;
 		if (!c->src[i].gz || dx_index_get_source(c->ix, i, &si) < 0)
 			continue;
-		if (dx__gzsrc_cache(c->src[i].gz, dir ? dir : "/dev/shm", bytes, si.fingerprint, err) < 0) {
+		uint64_t part = bytes && total > 0 ? (uint64_t)((double)bytes * ((double)si.usize / total)) : 0;
+		if (bytes && !part)
+			part = 1; /* refused below as too small, as bytes would be */
+		if (dx__gzsrc_cache(c->src[i].gz, dir ? dir : "/dev/shm", part, si.fingerprint, err) < 0) {
 			/* All or none. */
 			for (uint32_t j = 0; j < i; j++)
 				if (c->src[j].gz)

@@ -363,8 +363,9 @@ DX_EXPORT int dx_corpus_access(const dx_corpus *c);
  * as far into the stretch as it needs, as without the cache, and stores
  * that much of it.  The cache of a source is a file in dir
  * (NULL: /dev/shm) named after the source as indexed; the first process
- * makes it at bytes bytes, reserved at once, and the others use it at that
- * size.  Readers and writers may come and go at any moment: a copy that
+ * makes it at bytes bytes (a corpus of several compressed files shares
+ * bytes among their caches by their inflated sizes), reserved at once, and
+ * the others use it at that size.  Readers and writers may come and go at any moment: a copy that
  * raced a writer, a writer killed mid-copy or a damaged file give a miss
  * (checked by a CRC-32 a 64 KiB), never wrong bytes.  The last process to
  * close it removes it; one whose users were all killed is removed by the

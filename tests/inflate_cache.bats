@@ -67,6 +67,24 @@ release_cache() {
 	cut -f1 c.tsv | dx get --inflate-cache 1M c.bgz | cmp - c.tsv
 }
 
+@test "a corpus of two gzip files: a cache each, sharing the size by their text, every record right" {
+	make_corpora
+	head -n 12000 c.tsv | gzip > a.tsv.gz
+	tail -n +12001 c.tsv | gzip > b.tsv.gz
+	dx index -q --span 64K -o ab.ddx a.tsv.gz b.tsv.gz
+	hold_cache ab.ddx
+	equals "$(caches | wc -l)" 2
+	# 2M shared 60:40, each part a whole number of 193 KiB stretches.
+	local f total=0
+	for f in "$DOCDEX_CACHE_DIR"/*; do
+		total=$((total + $(stat -c %s "$f")))
+	done
+	(( total <= 2 * 1024 * 1024 ))
+	cut -f1 c.tsv | dx get --inflate-cache 2M ab.ddx | cmp - c.tsv
+	release_cache
+	equals "$(caches)" ""
+}
+
 @test "a size that cannot hold one stretch is refused; a bad size is a usage error" {
 	make_corpora
 	run --separate-stderr dx get --inflate-cache 64K c.tsv.gz 0
