@@ -257,10 +257,23 @@ dx_gzcache *dx__gzcache_open(const char *dir, uint64_t fp, uint64_t bytes, uint6
 	k->pid = getpid();
 	slot = slot ? slot : 1;
 	sweep(dir);
+	/* Makers take turns on the directory's lock, and look again once they
+	 * hold it: the ranks and workers of a job start together, and each
+	 * would otherwise reserve a whole cache (seconds of zeroing, and
+	 * their sum in memory) only to find another's named first. */
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	int rc = 0;
-	for (int i = 0; i < TRIES && rc == 0; i++)
+	for (int i = 0; i < TRIES && rc == 0; i++) {
+		if ((rc = attach(k, fp, slot, err)) != 0)
+			break;
+		int locked = dfd >= 0 && flock(dfd, LOCK_EX) == 0;
 		if ((rc = attach(k, fp, slot, err)) == 0)
 			rc = create(k, fp, bytes, slot, err);
+		if (locked)
+			flock(dfd, LOCK_UN);
+	}
+	if (dfd >= 0)
+		close(dfd);
 	if (rc == 1)
 		return k;
 	if (rc == 0)

@@ -16,7 +16,8 @@
  *
  * Each process that uses the cache holds a shared flock(2) on it; the last
  * to close removes it, and one that finds a cache nobody holds (its last
- * user killed) removes it before it opens its own.
+ * user killed) removes it before it opens its own.  Makers take turns on
+ * the directory's flock, so that processes starting together make one.
  */
 #ifndef DX_GZCACHE_H
 #define DX_GZCACHE_H

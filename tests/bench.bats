@@ -357,7 +357,7 @@ group_of() {
 @test "usage errors" {
 	run --separate-stderr dx bench --strategies mmap,floppy
 	status_is 2
-	equals "$stderr" "docdex bench: bad --strategies, give memory, stdio, pread, mmap, gzip, bgzf or all: 'mmap,floppy' (see docdex bench --help)"
+	equals "$stderr" "docdex bench: bad --strategies, give memory, stdio, pread, mmap, gzip, bgzf, gzip-cached, bgzf-cached or all: 'mmap,floppy' (see docdex bench --help)"
 	run --separate-stderr dx bench -j 1,0
 	status_is 2
 	[[ $stderr == "docdex bench: bad --workers, give a list of worker counts such as 1,2,4,8: '1,0'"* ]]

@@ -132,7 +132,7 @@ sys.stdout.write("workload: \"\\e[31m" + "x" * 600000 + "\"\nstrategies: [mmap, 
 	run --separate-stderr dx bench -c big.yaml
 	status_is 2
 	(( ${#stderr} < 4300 ))
-	[[ $stderr == "docdex bench: big.yaml:1: bad strategies, give memory, stdio, pread, mmap, gzip, bgzf or all: 'mmap,yyyy"*"...' (see docdex bench --help)" ]]
+	[[ $stderr == "docdex bench: big.yaml:1: bad strategies, give memory, stdio, pread, mmap, gzip, bgzf, gzip-cached, bgzf-cached or all: 'mmap,yyyy"*"...' (see docdex bench --help)" ]]
 }
 
 @test "a baseline comparison shows a report's keys and reasons with their control bytes escaped" {

@@ -50,6 +50,9 @@ from procmem import mib  # noqa: E402
 from studydata import sh  # noqa: E402
 
 LOADERS = ("dict", "offsets", "docdex")
+# Asked for by name: docdex over a gzip copy of the corpus, without and with
+# the inflate cache that every rank and worker shares (--inflate-cache).
+GZIP_LOADERS = ("docdex-gzip", "docdex-gzip-cache")
 
 
 def add_model_options(p):
@@ -79,8 +82,10 @@ def add_model_options(p):
 
 def rank_main(argv):
     p = argparse.ArgumentParser(prog="ddp_study.py rank", description="One rank of a configuration.")
-    p.add_argument("--loader", choices=LOADERS, required=True)
+    p.add_argument("--loader", choices=LOADERS + GZIP_LOADERS, required=True)
     p.add_argument("--corpus", required=True)
+    p.add_argument("--corpus-gzip", help="the corpus's indexed gzip copy (docdex-gzip*)")
+    p.add_argument("--inflate-cache", type=int, default=0, help="bytes (docdex-gzip-cache)")
     p.add_argument("--queries", required=True, help="queries TSV (dict, offsets)")
     p.add_argument("--queries-index", help="the queries' docdex index (docdex; default QUERIES)")
     p.add_argument("--triples", required=True, help="docdex sample --format ids output")
@@ -134,7 +139,8 @@ def train(a, rank, world, t_start, sampler, res):
     # refuses; gloo reduces CUDA tensors through the host.
     dist.init_process_group("gloo", timeout=datetime.timedelta(seconds=a.dist_timeout))
     res["t_init"] = time.time() - t_start
-    ds = loaders.make_dataset(a.loader, a.corpus, a.queries, a.queries_index or a.queries, a.triples)
+    ds = loaders.make_dataset(a.loader, a.corpus, a.queries, a.queries_index or a.queries, a.triples,
+                              corpus_gzip=a.corpus_gzip, inflate_cache=a.inflate_cache)
     res["t_dataset"] = time.time() - t_start
     res["triples"] = len(ds)
     dsampler = DistributedSampler(ds, num_replicas=world, rank=rank, shuffle=True, seed=a.seed)
@@ -240,6 +246,15 @@ def prepare(a):
             sys.exit(f"ddp_study: --corpus needs --{need}")
     if not os.path.exists(a.corpus + ".ddx"):
         sys.exit(f"ddp_study: {a.corpus} is not indexed: docdex index {a.corpus}")
+    a.corpus_gzip = None
+    if any(x in GZIP_LOADERS for x in a.loaders.split(",")):
+        # gzip -6 of the corpus, indexed at the default span, in the workdir.
+        key = hashlib.sha1(os.path.abspath(a.corpus).encode()).hexdigest()[:10]
+        a.corpus_gzip = os.path.join(a.workdir, f"corpus-{key}.tsv.gz")
+        if not fresh(a.corpus_gzip + ".ddx", a.corpus):
+            with open(a.corpus, "rb") as f, open(a.corpus_gzip, "wb") as g:
+                subprocess.run(["gzip", "-6", "-c"], stdin=f, stdout=g, check=True)
+            sh([a.docdex, "index", "-q", "-f", a.corpus_gzip])
     # The queries' index goes to the workdir: the inputs are only read.
     key = hashlib.sha1(os.path.abspath(a.queries).encode()).hexdigest()[:10]
     a.queries_index = os.path.join(a.workdir, f"queries-{key}.ddx")
@@ -281,6 +296,9 @@ def run_cell(a, loader, world, limit):
            "--interval", str(a.interval), "--buckets", str(a.buckets), "--dim", str(a.dim),
            "--seed", str(a.seed), "--threads", str(a.threads), "--dist-timeout", str(a.dist_timeout),
            "--device", a.device]
+    if loader in GZIP_LOADERS:
+        cmd += ["--corpus-gzip", a.corpus_gzip,
+                "--inflate-cache", str(a.inflate_cache if loader.endswith("-cache") else 0)]
     print(f"== {name}" + (f" (memory limit {mib(limit):.0f} MiB)" if limit else ""), flush=True)
     procs, logs = [], []
     t_spawn = time.time()
@@ -473,7 +491,8 @@ def table(cells):
 
 def plot(path, cells, title, note):
     import svg
-    loaders = sorted({c["loader"] for c in cells}, key=lambda x: LOADERS.index(x) if x in LOADERS else 9)
+    order = LOADERS + GZIP_LOADERS
+    loaders = sorted({c["loader"] for c in cells}, key=lambda x: order.index(x) if x in order else 9)
     groups = sorted({c["ranks"] for c in cells})
     speed, cpu, uss, dirty, first = {}, {}, {}, {}, {}
     for c in cells:
@@ -512,7 +531,10 @@ def main():
     p.add_argument("--docdex", default=os.environ.get("DOCDEX") or os.path.join(TOP, "docdex"))
     p.add_argument("--synth", help="dx-synth (default: tests/dx-synth beside docdex's top)")
     p.add_argument("--ranks", default="1,2,4")
-    p.add_argument("--loaders", default=",".join(LOADERS))
+    p.add_argument("--loaders", default=",".join(LOADERS),
+                   help="of dict, offsets, docdex, docdex-gzip, docdex-gzip-cache (default: the first three)")
+    p.add_argument("--inflate-cache", default="2G",
+                   help="the inflate cache of docdex-gzip-cache (default 2G)")
     p.add_argument("--mem-limit", help="run the ranks in a cgroup memory group of SIZE (e.g. 18G)")
     p.add_argument("--cell-timeout", type=float, default=0,
                    help="s before a configuration is stopped (default: 300 + 3 x --seconds)")
@@ -526,8 +548,13 @@ def main():
         a.synth = os.path.join(os.path.dirname(a.docdex), "tests", "dx-synth")
     loaders = [x for x in a.loaders.split(",") if x]
     for x in loaders:
-        if x not in LOADERS:
+        if x not in LOADERS + GZIP_LOADERS:
             p.error(f"unknown loader {x!r}")
+    import memgroup
+    try:
+        a.inflate_cache = memgroup.parse_size(a.inflate_cache)
+    except ValueError:
+        p.error(f"bad --inflate-cache {a.inflate_cache!r}: give a size such as 2G")
     ranks = [int(x) for x in a.ranks.split(",") if x]
     import memgroup
     limit = memgroup.limit_from_option(a.mem_limit, "ddp_study")

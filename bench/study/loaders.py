@@ -120,10 +120,10 @@ class OffsetTriples(TextTriples):
 
 
 class DocdexTriples(TextTriples):
-    def __init__(self, corpus, queries_index, triples):
+    def __init__(self, corpus, queries_index, triples, inflate_cache=0):
         import docdex
         super().__init__(triples)
-        self.docs = docdex.Corpus(corpus, field="text")
+        self.docs = docdex.Corpus(corpus, field="text", inflate_cache=inflate_cache)
         self.queries = docdex.Corpus(queries_index, field="text")
 
     def __getitem__(self, i):
@@ -132,13 +132,17 @@ class DocdexTriples(TextTriples):
         return self.queries.get(qid), texts[0], texts[1:]
 
 
-def make_dataset(kind, corpus, queries, queries_index, triples):
+def make_dataset(kind, corpus, queries, queries_index, triples, corpus_gzip=None, inflate_cache=0):
     if kind == "dict":
         return DictTriples(corpus, queries, triples)
     if kind == "offsets":
         return OffsetTriples(corpus, queries, triples)
     if kind == "docdex":
         return DocdexTriples(corpus, queries_index, triples)
+    if kind in ("docdex-gzip", "docdex-gzip-cache"):
+        # The cache is shared through /dev/shm by every rank and worker.
+        return DocdexTriples(corpus_gzip, queries_index, triples,
+                             inflate_cache if kind == "docdex-gzip-cache" else 0)
     raise ValueError(f"unknown loader {kind!r}")
 
 

@@ -12,7 +12,7 @@ import pytest
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 STUDY = os.path.join(TOP, "bench", "study")
-LOADERS = ("dict", "offsets", "docdex")
+LOADERS = ("dict", "offsets", "docdex", "docdex-gzip-cache")
 RANKS = (1, 2)
 SVG_NS = "{http://www.w3.org/2000/svg}"
 
@@ -30,6 +30,7 @@ def study(docdex_bin, tmp_path_factory):
          "--depth", "20", "--workdir", str(tmp / "work"), "--docdex", docdex_bin, "--synth", synth,
          "--ranks", ",".join(map(str, RANKS)), "--loaders", ",".join(LOADERS), "--workers", "1",
          "--warmup", "1", "--steps", "3", "--batch-size", "8", "--interval", "0.2",
+         "--inflate-cache", "16M",
          "--json", out_json, "--svg", out_svg],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=300, check=False)
     assert p.returncode == 0, p.stdout.decode(errors="replace")[-3000:]
