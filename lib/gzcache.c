@@ -28,6 +28,8 @@
 #include "hash.h"
 
 enum { CHUNK = 1 << 16, HEAD = 4096, ALIGN = 64, TRIES = 8 };
+/* The largest stretch a cache may hold (gz_read.c caches none over 64 MiB). */
+static const uint64_t SLOT_MAX = (uint64_t)1 << 30;
 /* A slot odd for this long has lost its writer: a copy of a few MiB takes
  * milliseconds even on a loaded machine. */
 static const int64_t STALE_NS = 10 * (int64_t)1000000000;
@@ -129,10 +131,14 @@ static void sweep(const char *dir)
 	closedir(d);
 }
 
+/* A header whose fields hold together: every slot, its CRCs and a stretch
+ * of the size it names inside the file (size >= HEAD), with no sum that
+ * could wrap (a damaged file may hold anything). */
 static int valid(const struct head *h, uint64_t fp, uint64_t slot, uint64_t size)
 {
 	return memcmp(h->magic, MAGIC, sizeof MAGIC) == 0 && h->check == head_check(h) &&
-	       h->fp == fp && h->slot >= slot && h->size == size && h->nslots > 0 &&
+	       h->fp == fp && h->slot >= slot && h->slot <= SLOT_MAX && h->size == size &&
+	       h->nslots > 0 && h->stride <= size - HEAD &&
 	       h->stride >= data_offset(h->slot) + h->slot &&
 	       h->nslots <= (size - HEAD) / h->stride;
 }
@@ -256,6 +262,12 @@ dx_gzcache *dx__gzcache_open(const char *dir, uint64_t fp, uint64_t bytes, uint6
 	k->fd = -1;
 	k->pid = getpid();
 	slot = slot ? slot : 1;
+	if (slot > SLOT_MAX) {
+		dx__fail(err, DX_EINVAL, 0, k->path, "stretches too large for an inflate cache");
+		free(k->path);
+		free(k);
+		return NULL;
+	}
 	sweep(dir);
 	/* Makers take turns on the directory's lock, and look again once they
 	 * hold it: the ranks and workers of a job start together, and each
