@@ -233,3 +233,18 @@ time.sleep(60)' "$DOCDEX_CACHE_DIR/$ours" &
 	equals "$stderr" ""
 	equals "$(caches)" ""
 }
+
+@test "threads of one process share a cache through their own handles: bench --threads 4, gzip and BGZF" {
+	make_corpora
+	local c
+	for c in c.tsv.gz c.bgz; do
+		run --separate-stderr dx bench --workload random --strategies gzip-cached,bgzf-cached \
+			--threads 4 --duration 1 --warmup 0.2 --repeat 1 --inflate-cache 1M -q -o r.json -f "$c"
+		status_is 0
+		equals "$stderr" ""
+		python3 -c 'import json, sys
+ok = [c for c in json.load(open("r.json"))["cells"] if c["status"] == "ok"]
+sys.exit(len(ok) != 1 or ok[0]["summary"]["samples_per_s"]["median"] <= 0)'
+	done
+	equals "$(caches)" ""
+}
