@@ -207,7 +207,7 @@ static void *thread_main(void *arg)
 	         (DXB_LOAD_CACHED(o->strategy) &&
 	          dx_corpus_set_inflate_cache(c, o->inflate_cache ? o->inflate_cache
 	                                                          : DXB_INFLATE_CACHE_DEFAULT,
-	                                      o->cache_dir, &t->err) < 0) ||
+	                                      NULL, &t->err) < 0) ||
 	         generator_open(&g, t, c, &t->err) < 0 ||
 	         !(fields = dx_fields_parse(c, NULL, &t->err)) ||
 	         !(l = dxb_loader_open(o->strategy, c, t->share, &t->err)) ||

@@ -43,8 +43,8 @@ typedef struct dxb_workload_opts {
 	const struct dxb_memcg *memcg; /* the memory cgroup each worker joins
 	                             before it sets up; NULL: none */
 	uint64_t inflate_cache;   /* bytes of the inflate cache of the -cached
-	                             strategies (0: DXB_INFLATE_CACHE_DEFAULT) */
-	const char *cache_dir;    /* where it goes (NULL: /dev/shm) */
+	                             strategies (0: DXB_INFLATE_CACHE_DEFAULT),
+	                             where dx_corpus_set_inflate_cache puts it */
 } dxb_workload_opts;
 
 /* What a worker measured, sent to the parent through a pipe. */

@@ -154,9 +154,7 @@ static struct option *all_options(const matrix_cmd *cmd, int file_keys)
 void matrix_opts_init(matrix_opts *o)
 {
 	*o = (matrix_opts){
-		.wl = { .kind = DXB_WL_TRIPLES, .batch = 32, .negatives = 1, .duration = 2, .warmup = 0.5,
-		        .cache_dir = getenv("DOCDEX_CACHE_DIR") && *getenv("DOCDEX_CACHE_DIR")
-		                             ? getenv("DOCDEX_CACHE_DIR") : NULL },
+		.wl = { .kind = DXB_WL_TRIPLES, .batch = 32, .negatives = 1, .duration = 2, .warmup = 0.5 },
 		.workers = { 1 }, .threads = { 1 }, .nworkers = 1, .nthreads = 1, .repeat = 3,
 		.tolerance = 10,
 	};

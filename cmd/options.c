@@ -1,6 +1,5 @@
 /* options.c: the options several commands take (see options.h). */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -68,9 +67,8 @@ int opt_set_inflate_cache(const char *cmd, dx_corpus *c, uint64_t bytes)
 {
 	if (!bytes)
 		return 0;
-	const char *dir = getenv("DOCDEX_CACHE_DIR");
 	dx_err err;
-	int rc = dx_corpus_set_inflate_cache(c, bytes, dir && *dir ? dir : NULL, &err);
+	int rc = dx_corpus_set_inflate_cache(c, bytes, NULL, &err);
 	if (rc == DX_EINVAL) {
 		cli_lib_error(cmd, &err);
 		return EXIT_FAIL;

@@ -388,6 +388,10 @@ int dx_corpus_access(const dx_corpus *c)
 
 int dx_corpus_set_inflate_cache(dx_corpus *c, uint64_t bytes, const char *dir, dx_err *err)
 {
+	/* One place for the default, for the commands and the Python package. */
+	const char *env = getenv("DOCDEX_CACHE_DIR");
+	if (!dir)
+		dir = env && *env ? env : "/dev/shm";
 	/* Each compressed file has a cache of its own (others may read it
 	 * alone): the size is shared among them by their inflated sizes. */
 	double total = 0;
@@ -401,7 +405,7 @@ int dx_corpus_set_inflate_cache(dx_corpus *c, uint64_t bytes, const char *dir, d
 		uint64_t part = bytes && total > 0 ? (uint64_t)((double)bytes * ((double)si.usize / total)) : 0;
 		if (bytes && !part)
 			part = 1; /* refused below as too small, as bytes would be */
-		if (dx__gzsrc_cache(c->src[i].gz, dir ? dir : "/dev/shm", part, si.fingerprint, err) < 0) {
+		if (dx__gzsrc_cache(c->src[i].gz, dir, part, si.fingerprint, err) < 0) {
 			/* All or none. */
 			for (uint32_t j = 0; j < i; j++)
 				if (c->src[j].gz)

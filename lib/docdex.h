@@ -361,8 +361,9 @@ DX_EXPORT int dx_corpus_access(const dx_corpus *c);
  * points (a BGZF block, or about a span of gzip) is inflated once per
  * machine, not once per process.  A read the cache cannot serve inflates
  * as far into the stretch as it needs, as without the cache, and stores
- * that much of it.  The cache of a source is a file in dir
- * (NULL: /dev/shm) named after the source as indexed; the first process
+ * that much of it.  The cache of a source is a file in dir (NULL:
+ * $DOCDEX_CACHE_DIR where set, else /dev/shm) named after the source as
+ * indexed; the first process
  * makes it at bytes bytes (a corpus of several compressed files shares
  * bytes among their caches by their inflated sizes), reserved at once, and
  * the others use it at that size.  Readers and writers may come and go at any moment: a copy that

@@ -324,11 +324,6 @@ void dx__gzcache_seal(void *file, size_t size)
 	memcpy(file, &h, sizeof h);
 }
 
-const char *dx__gzcache_path(const dx_gzcache *k)
-{
-	return k->path;
-}
-
 /* The copies race writers in other processes by design (the sequence
  * number and the CRCs reject what they tore); the thread sanitizer, which
  * sees threads of one process using separate handles, is told so. */

@@ -56,7 +56,4 @@ uint64_t dx__gzcache_slots(const dx_gzcache *k);
  * fields behind it. */
 void dx__gzcache_seal(void *file, size_t size);
 
-/* The file's path (for messages and tests). */
-const char *dx__gzcache_path(const dx_gzcache *k);
-
 #endif

@@ -127,7 +127,6 @@ static int corpus_init(CorpusObject *self, PyObject *args, PyObject *kw)
 	dx_corpus *c;
 	dx_fields *f = NULL;
 	const char *p = PyBytes_AS_STRING(fsbytes);
-	const char *cache_dir = getenv("DOCDEX_CACHE_DIR");
 	int cache_rc = 0;
 	/* Opening checks every source's fingerprint: reads, so no GIL. */
 	Py_BEGIN_ALLOW_THREADS
@@ -137,8 +136,7 @@ static int corpus_init(CorpusObject *self, PyObject *args, PyObject *kw)
 		c = NULL;
 	}
 	if (c && cache)
-		cache_rc = dx_corpus_set_inflate_cache(c, cache, cache_dir && *cache_dir ? cache_dir : NULL,
-		                                       &cache_err);
+		cache_rc = dx_corpus_set_inflate_cache(c, cache, NULL, &cache_err);
 	Py_END_ALLOW_THREADS
 	/* As docdex get does: a size too small is an error, a cache that
 	 * cannot be had a warning (the corpus reads without it). */
