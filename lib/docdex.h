@@ -360,8 +360,8 @@ DX_EXPORT int dx_corpus_access(const dx_corpus *c);
  * process that reads them with a cache: each stretch between two access
  * points (a BGZF block, or about a span of gzip) is inflated once per
  * machine, not once per process.  A read the cache cannot serve inflates
- * as far into the stretch as it needs, as without the cache, and stores
- * that much of it.  The cache of a source is a file in dir (NULL:
+ * the whole stretch where the cache has a slot for every stretch, else as
+ * far as it needs, and stores what it inflated.  The cache of a source is a file in dir (NULL:
  * $DOCDEX_CACHE_DIR where set, else /dev/shm) named after the source as
  * indexed; the first process
  * makes it at bytes bytes (a corpus of several compressed files shares

@@ -354,7 +354,8 @@ static uint64_t stretch_end(const dx_gzsrc *g, uint64_t i)
  * end, as without the cache, and offers that much, the stretch growing in
  * the cache as later records ask for more of it: inflating whole made such
  * a cache slower than none (1,396 against 2,146 samples/s, 256 MiB for
- * 1 GiB of passages), and this as fast.  A BGZF block is inflated whole
+ * 1 GiB of passages), and this about as fast (but 27% slower with 3 GiB
+ * for 12 GiB: storing has its cost).  A BGZF block is inflated whole
  * either way.  Records of a batch in file order go on from where the last
  * read stopped (read_direct keeps its bytes).
  */
