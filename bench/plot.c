@@ -537,7 +537,9 @@ static void tick_label(char *buf, size_t n, int line_no, const yaxis *ya, const 
 		return;
 	}
 	double base = sized(k) ? 1024 : 1000;
-	while (i < 2 + !sized(k) && ya->ymax >= scale * base) {
+	/* The last unit each list has: TiB (sizes are in MiB), or T. */
+	int last = sized(k) ? 1 : 3;
+	while (i < last && ya->ymax >= scale * base) {
 		scale *= base;
 		i++;
 	}
