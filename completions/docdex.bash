@@ -153,7 +153,7 @@ _docdex()
             _docdex_files "$val"
             ;;
         index:--level)
-            COMPREPLY=($(compgen -W "1 2 3 4 5 6 7 8 9" -- "$val"))
+            COMPREPLY=($(compgen -W "1 2 3 4 5 6 7 8 9 10 11 12" -- "$val"))
             ;;
         index:--format)
             COMPREPLY=($(compgen -W "auto tsv jsonl trec" -- "$val"))

@@ -35,7 +35,7 @@ complete -c docdex -n '__fish_seen_subcommand_from index' -l duplicates -x -a 'e
 complete -c docdex -n '__fish_seen_subcommand_from index' -l skip-bad -d 'skip records without an id instead of failing'
 complete -c docdex -n '__fish_seen_subcommand_from index' -l span -x -d 'gzip: uncompressed bytes between access points (K, M or G suffix; default 1M)'
 complete -c docdex -n '__fish_seen_subcommand_from index' -l bgzf -r -F -d 'rewrite the file as BGZF into this file, then index that'
-complete -c docdex -n '__fish_seen_subcommand_from index' -l level -x -a '1\t"fastest" 2 3 4 5 6 7 8 9\t"smallest (default)"' -d 'BGZF: compression level'
+complete -c docdex -n '__fish_seen_subcommand_from index' -l level -x -a '1\t"fastest" 2 3 4 5 6 7 8 9 10 11\t"default" 12\t"smallest"' -d 'BGZF: compression level'
 complete -c docdex -n '__fish_seen_subcommand_from index' -s @ -l threads -x -d 'BGZF: threads compressing blocks (default 1)'
 complete -c docdex -n '__fish_seen_subcommand_from index' -l stats -d 'print what an index holds, as TAB-separated lines'
 complete -c docdex -n '__fish_seen_subcommand_from index' -l verify -d 'check the index against its corpus'

@@ -241,7 +241,7 @@ int dx_bgzf_write(const char *in_path, const char *out_path, const dx_build_opts
 		return dx__fail(err, DX_EINVAL, 0, out_path, "the BGZF output is the input file");
 	}
 	/* gzip's default level, 6, when none is given. */
-	int lvl = level < 0 ? 6 : level > 9 ? 9 : level;
+	int lvl = level < 0 ? 6 : level > DX_BGZF_LEVEL_MAX ? DX_BGZF_LEVEL_MAX : level;
 	w->threads = opts->threads ? opts->threads : 1;
 	if (w->threads > DX_BGZF_MAX_THREADS)
 		w->threads = DX_BGZF_MAX_THREADS;

@@ -246,6 +246,9 @@ dx_deflater *dx__deflater_new(int level)
 		return c;
 	}
 #endif
+	/* zlib's scale ends at 9: libdeflate's 10 to 12 come out as 9. */
+	if (level > 9)
+		level = 9;
 	if (deflateInit2(&c->z, level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
 		free(c);
 		return NULL;

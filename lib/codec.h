@@ -60,7 +60,8 @@ int dx__raw_run(dx_raw *r, const unsigned char **in, size_t *avail_in, unsigned 
 size_t dx__raw_unused(const dx_raw *r);
 
 typedef struct dx_deflater dx_deflater;
-/* A compressor at level (0 stores, 1 to 9 as gzip's). */
+/* A compressor at level (0 stores, 1 to 9 as gzip's, 10 to 12 libdeflate's
+ * stronger ones: 9 where zlib serves). */
 dx_deflater *dx__deflater_new(int level);
 void dx__deflater_free(dx_deflater *c);
 /* Raw DEFLATE of in[0, n) into out: the compressed size, or 0 when it

@@ -113,6 +113,26 @@ serves_like_plain() {
 	equals "$stderr" "docdex index: --level goes with --bgzf (see docdex index --help)"
 }
 
+@test "--level: 1 to 12, 11 by default; libdeflate's 10 to 12 compress smaller, zlib makes them its 9" {
+	"$DX_SYNTH" --kind documents --count 1000 -o d.tsv
+	dx index -q --bgzf d.bgz d.tsv
+	dx index -q --bgzf d11.bgz --level 11 d.tsv
+	dx index -q --bgzf d9.bgz --level 9 d.tsv
+	cmp d.bgz d11.bgz
+	gzip -dc d9.bgz | cmp - d.tsv
+	if DOCDEX_CODEC=default "$DOCDEX" --version | grep -q '^codecs: libdeflate'; then
+		[ "$(stat -c %s d11.bgz)" -lt "$(stat -c %s d9.bgz)" ]
+	fi
+	DOCDEX_CODEC=zlib dx index -q --bgzf z12.bgz --level 12 d.tsv
+	DOCDEX_CODEC=zlib dx index -q --bgzf z9.bgz --level 9 d.tsv
+	cmp z12.bgz z9.bgz
+	gzip -dc z12.bgz | cmp - d.tsv
+	run --separate-stderr dx index --bgzf x.bgz --level 13 d.tsv
+	status_is 2
+	equals "$stderr" "docdex index: bad --level, give 1 to 12: '13' (see docdex index --help)"
+	[ ! -e x.bgz ]
+}
+
 @test "BGZF written and read by either codec: the same records, valid gzip, damage found block by block" {
 	"$DX_SYNTH" --kind documents --count 3000 -o d.tsv
 	dx index -q d.tsv
