@@ -346,7 +346,7 @@ int cmd_index(int argc, char **argv)
 			a.bgzf = optarg;
 			break;
 		case OPT_LEVEL:
-			if (cli_parse_u64(optarg, &v) < 0 || v < 1 || v > 12)
+			if (cli_parse_u64(optarg, &v) < 0 || v < 1 || v > DX_BGZF_LEVEL_MAX)
 				return cli_usage_error("index", "bad --level, give 1 to 12", optarg);
 			a.level = (int)v;
 			break;
