@@ -79,6 +79,8 @@ typedef struct getter {
 	size_t nitems;
 	uint64_t *pos;       /* the positions found, for dx_corpus_records */
 	dx_record *recs;
+	const char **ids;    /* the batch's ids, for dx_corpus_prefetch_ids */
+	size_t *lens;
 } getter;
 
 static void fail(getter *g)
@@ -176,7 +178,13 @@ static void report(getter *g, const item *it)
 /* Resolves the batch, reads its records together, prints them in order. */
 static void flush(getter *g)
 {
-	size_t found = 0;
+	size_t found = 0, nids = 0;
+	for (size_t i = 0; i < g->nitems && !g->by_position; i++)
+		if (g->items[i].s) {
+			g->ids[nids] = g->items[i].s;
+			g->lens[nids++] = g->items[i].n;
+		}
+	dx_corpus_prefetch_ids(g->c, g->ids, g->lens, nids);
 	for (size_t i = 0; i < g->nitems && !g->stop; i++) {
 		item *it = &g->items[i];
 		if (it->s && g->by_position) {
@@ -352,7 +360,9 @@ int cmd_get(int argc, char **argv)
 	g.items = malloc(g.batch * sizeof *g.items);
 	g.pos = malloc(g.batch * sizeof *g.pos);
 	g.recs = malloc(g.batch * sizeof *g.recs);
-	if (!g.items || !g.pos || !g.recs || out_open(&g.o, STDOUT_FILENO) < 0) {
+	g.ids = malloc(g.batch * sizeof *g.ids);
+	g.lens = malloc(g.batch * sizeof *g.lens);
+	if (!g.items || !g.pos || !g.recs || !g.ids || !g.lens || out_open(&g.o, STDOUT_FILENO) < 0) {
 		cli_error("get", "out of memory", NULL);
 		g.status = EXIT_FAIL;
 	} else if (random) {
@@ -377,6 +387,8 @@ int cmd_get(int argc, char **argv)
 	free(g.items);
 	free(g.pos);
 	free(g.recs);
+	free(g.ids);
+	free(g.lens);
 	dx_fields_free(g.fields);
 	dx_corpus_close(g.c);
 	return g.status;

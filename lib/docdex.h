@@ -443,6 +443,16 @@ DX_EXPORT DX_MUST_CHECK int dx_corpus_records(dx_corpus *c, const uint64_t *pos,
 DX_EXPORT void dx_corpus_prefetch(dx_corpus *c, const uint64_t *pos, size_t n);
 
 /*
+ * Asks the CPU for what finding ids[0..n) (lens[i] bytes each) will read
+ * in the index, so that the dx_corpus_find calls that follow, for these
+ * ids in any order, wait on memory together instead of one after another
+ * (each id of a hashed table waits three times).  A hint: it checks and
+ * returns nothing, and does nothing for sequential ids, which are found
+ * without reading the index.
+ */
+DX_EXPORT void dx_corpus_prefetch_ids(dx_corpus *c, const char *const *ids, const size_t *lens, size_t n);
+
+/*
  * Checks that each record holds the id the index gives its position, as
  * the corpus format reads it, and ends where the format ends a record (a
  * TSV or JSONL line before LF, CRLF or the file's end, a TREC document at

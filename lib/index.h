@@ -30,6 +30,8 @@ int dx__index_points(dx_index *ix, uint32_t src, const struct ddx_point **pts, u
 /* Checks the chunks of the windows section that [off, off + len) covers. */
 int dx__index_check_windows(dx_index *ix, uint64_t off, uint64_t len, dx_err *err);
 
+/* Asks the CPU for what dx__index_find of ids[0..n) will read (a hint). */
+void dx__index_prefetch_ids(const dx_index *ix, const char *const *id, const size_t *len, size_t n);
 /* 1 with *pos when a record has this id, 0 when none has, or an error. */
 int dx__index_find(dx_index *ix, const char *id, size_t len, uint64_t *pos, dx_err *err);
 

@@ -57,6 +57,9 @@ static int read_docs(CorpusObject *self, req *q)
 	int rc = 0;
 	size_t missing = q->n, made = 0;
 	Py_BEGIN_ALLOW_THREADS
+	/* The lookups of a batch wait on memory together (string ids). */
+	if (q->id && q->n > 1)
+		dx_corpus_prefetch_ids(c, q->id, q->idlen, q->n);
 	for (size_t i = 0; q->id && i < q->n; i++) {
 		int r = dx_corpus_find(c, q->id[i], q->idlen[i], &q->pos[i], &err);
 		if (r <= 0) {
