@@ -586,10 +586,10 @@ int dx__index_id(dx_index *ix, uint64_t pos, const char **id, size_t *len, dx_er
  * Finding an id by its hash waits on memory three times, one after the
  * other: the id table's slot, the id pool's checkpoint for the record the
  * slot names, and the pool's bytes from there.  For a batch, each stage is
- * asked of every id before the next (PREFETCH_RUN at a time, so that the
- * lines are still in the cache when dx__index_find reads them).  Hints
- * only: the first slot probed, whatever its tag, read unchecked and only
- * within the sections.
+ * asked of PREFETCH_RUN ids (about as many lines as the CPU waits on at
+ * once) before the next stage reads what it brought in.  Hints only: the
+ * first slot probed, whatever its tag, read unchecked and only within the
+ * sections.
  */
 enum { PREFETCH_RUN = 64, POOL_LINES = 3 };
 void dx__index_prefetch_ids(const dx_index *ix, const char *const *id, const size_t *len, size_t n)
@@ -601,25 +601,25 @@ void dx__index_prefetch_ids(const dx_index *ix, const char *const *id, const siz
 	const unsigned char *pool = ix->s[DDX_SEC_IDPOOL].p;
 	uint64_t nslots = ix->s[DDX_SEC_IDHASH].size / 4, nckpt = ix->s[DDX_SEC_IDCHECK].size / 8;
 	uint64_t pool_size = ix->s[DDX_SEC_IDPOOL].size;
-	uint64_t at_[PREFETCH_RUN];
+	uint64_t step[PREFETCH_RUN]; /* each id's slot, then its checkpoint */
 	if (!nslots)
 		return;
 	for (size_t from = 0; from < n; from += PREFETCH_RUN) {
 		size_t k = n - from < PREFETCH_RUN ? n - from : PREFETCH_RUN;
 		for (size_t i = 0; i < k; i++) {
 			uint64_t h = dx__hash64(id[from + i], len[from + i], ix->h->hash_seed);
-			at_[i] = dx__slot_of(h, nslots);
-			__builtin_prefetch(t + at_[i]);
+			step[i] = dx__slot_of(h, nslots);
+			__builtin_prefetch(t + step[i]);
 		}
 		for (size_t i = 0; i < k; i++) {
-			uint32_t slot = t[at_[i]];
+			uint32_t slot = t[step[i]];
 			uint64_t g = slot ? ((slot & ix->slot_recmask) - 1) / DDX_CKPT_EVERY : UINT64_MAX;
-			at_[i] = g < nckpt ? g : UINT64_MAX;
-			if (at_[i] != UINT64_MAX)
-				__builtin_prefetch(ckpt + at_[i]);
+			step[i] = g < nckpt ? g : UINT64_MAX;
+			if (step[i] != UINT64_MAX)
+				__builtin_prefetch(ckpt + step[i]);
 		}
 		for (size_t i = 0; i < k; i++) {
-			uint64_t off = at_[i] != UINT64_MAX ? ckpt[at_[i]] : pool_size;
+			uint64_t off = step[i] != UINT64_MAX ? ckpt[step[i]] : pool_size;
 			for (int l = 0; l < POOL_LINES && off < pool_size; l++, off += 64)
 				__builtin_prefetch(pool + off);
 		}
