@@ -17,7 +17,6 @@
 #include "docdex.h"
 
 /* DOCDEX_CODEC=zlib turns the faster codecs off, for every stream. */
-#if defined(DX_HAVE_LIBDEFLATE) || defined(DX_HAVE_ISAL)
 static int zlib_only;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
@@ -26,7 +25,12 @@ static void decide(void)
 	const char *v = getenv("DOCDEX_CODEC");
 	zlib_only = v && strcmp(v, "zlib") == 0;
 }
-#endif
+
+int dx__own_inflate_on(void)
+{
+	pthread_once(&once, decide);
+	return !zlib_only;
+}
 
 int dx__libdeflate_on(void)
 {
@@ -48,8 +52,9 @@ int dx__isal_on(void)
 #endif
 }
 
-/* "libdeflate 1.14, ISA-L 2.30.0" (what the build has besides zlib), or
- * what serves instead under DOCDEX_CODEC=zlib. */
+/* "libdeflate 1.14, ISA-L 2.30.0, docdex inflate" (what serves besides
+ * zlib: the libraries the build has, and the gzip scan's own decoder), or
+ * "zlib (DOCDEX_CODEC=zlib; built with ...)" when zlib serves alone. */
 static char codecs_text[160];
 static pthread_once_t described = PTHREAD_ONCE_INIT;
 
@@ -57,23 +62,23 @@ static void describe(void)
 {
 	char built[96] = "";
 #ifdef DX_HAVE_LIBDEFLATE
-	snprintf(built, sizeof built, "libdeflate %s", LIBDEFLATE_VERSION_STRING);
+	snprintf(built, sizeof built, "libdeflate %s, ", LIBDEFLATE_VERSION_STRING);
 #endif
 #ifdef DX_HAVE_ISAL
 	size_t n = strlen(built);
-	snprintf(built + n, sizeof built - n, "%sISA-L %d.%d.%d", n ? ", " : "", ISAL_MAJOR_VERSION,
-	         ISAL_MINOR_VERSION, ISAL_PATCH_VERSION);
+	snprintf(built + n, sizeof built - n, "ISA-L %d.%d.%d, ", ISAL_MAJOR_VERSION, ISAL_MINOR_VERSION,
+	         ISAL_PATCH_VERSION);
 #endif
-	if (!built[0])
-		snprintf(codecs_text, sizeof codecs_text, "zlib");
-	else if (!dx__libdeflate_on() && !dx__isal_on())
-		snprintf(codecs_text, sizeof codecs_text, "zlib (DOCDEX_CODEC=zlib; built with %s)", built);
+	if (zlib_only)
+		snprintf(codecs_text, sizeof codecs_text, "zlib (DOCDEX_CODEC=zlib; built with %sdocdex inflate)",
+		         built);
 	else
-		snprintf(codecs_text, sizeof codecs_text, "%s", built);
+		snprintf(codecs_text, sizeof codecs_text, "%sdocdex inflate", built);
 }
 
 const char *dx_codecs(void)
 {
+	pthread_once(&once, decide);
 	pthread_once(&described, describe);
 	return codecs_text;
 }

@@ -1,9 +1,10 @@
 /*
  * codec.h: DEFLATE of whole buffers, for BGZF blocks, and CRC32 (internal).
  * libdeflate serves them where the build has it (DX_HAVE_LIBDEFLATE), zlib
- * elsewhere; zlib stays the reference.  Streams are zlib's (gzip's scan,
- * and members read from their headers) but for the raw stream from an
- * access point, which ISA-L serves where the build has it.  A BGZF block is inflated whole only by
+ * elsewhere; zlib stays the reference.  Streams are zlib's (members read
+ * from their headers) but for the gzip scan's, which docdex's own inflater
+ * serves (inflate.h), and the raw stream from an access point, which ISA-L
+ * serves where the build has it.  A BGZF block is inflated whole only by
  * libdeflate: zlib streams it, and stops where the reader needs no more
  * (half a block on average; inflating whole blocks with zlib took twice as
  * long for random records).  In a build with libdeflate the
@@ -18,6 +19,10 @@
 
 #include <stddef.h>
 #include <stdint.h>
+
+/* Whether docdex's own inflater (inflate.h) serves the gzip scan: always
+ * but under DOCDEX_CODEC=zlib. */
+int dx__own_inflate_on(void);
 
 /* Whether libdeflate serves: built in, and not turned off. */
 int dx__libdeflate_on(void);

@@ -70,13 +70,16 @@ typedef struct dx_gzin {
 	struct dx_deflater *wdeflate; /* compresses the windows */
 	struct dx_inflater *blocks; /* BGZF blocks inflated whole, where
 	                             libdeflate serves (codec.h); else NULL */
+	struct dx_inflate *own;   /* inflates the members' data (inflate.h)
+	                             but under DOCDEX_CODEC=zlib: NULL then,
+	                             and zlib does */
 	unsigned char *in;        /* compressed input */
 	size_t in_cap;
 	uint64_t in_off;          /* file offset of in[0] */
 	int in_eof;
 	int at_member;            /* between members: a header comes next */
-	int raw;                  /* past the member's header: zlib inflates its
-	                             DEFLATE data raw, and the CRC-32 and length
+	int raw;                  /* past the member's header: its DEFLATE
+	                             data is inflated raw, and the CRC-32 and length
 	                             are checked here (libdeflate's CRC, where it
 	                             serves, is several times zlib's speed) */
 	uint32_t crc, isize;      /* of the member's data so far */

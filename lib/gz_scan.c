@@ -12,6 +12,7 @@
 #include "err.h"
 #include "fileutil.h"
 #include "gz.h"
+#include "inflate.h"
 
 enum { IN_SIZE = 1 << 18, MEMBER_POINT_GAP = 1 << 16 };
 
@@ -79,13 +80,17 @@ int dx__gzin_open(dx_gzin *g, int fd, const char *path, int kind, uint64_t span,
 	g->in = malloc(g->in_cap);
 	g->scratch = malloc(3 * DDX_WINDOW);
 	g->blocks = kind == DX_SOURCE_BGZF ? dx__inflater_new() : NULL;
+	g->own = dx__own_inflate_on() ? dx__inflate_new() : NULL;
 	if (!g->in || !g->scratch || (kind == DX_SOURCE_BGZF && dx__libdeflate_on() && !g->blocks) ||
+	    (dx__own_inflate_on() && !g->own) ||
 	    inflateInit2(&g->z, 15 + 16) != Z_OK || inflateInit2(&g->zw, -15) != Z_OK) {
 		free(g->in);
 		free(g->scratch);
 		dx__inflater_free(g->blocks);
+		dx__inflate_free(g->own);
 		g->in = g->scratch = NULL;
 		g->blocks = NULL;
+		g->own = NULL;
 		return dx__fail_nomem(err);
 	}
 	g->z.next_in = g->in;
@@ -107,6 +112,7 @@ void dx__gzin_close(dx_gzin *g)
 	inflateEnd(&g->z);
 	inflateEnd(&g->zw);
 	dx__inflater_free(g->blocks);
+	dx__inflate_free(g->own);
 	dx__deflater_free(g->wdeflate);
 	free(g->in);
 	free(g->scratch);
@@ -301,7 +307,7 @@ static int start_point(dx_gzin *g, const unsigned char *out, size_t produced, dx
 	memcpy(p->window, g->ring + g->ring_len - from_ring, from_ring);
 	memcpy(p->window + from_ring, out + produced - from_out, from_out);
 	p->pt = (struct ddx_point){ .uoff = g->uout, .coff = cpos(g), .window_len = (uint16_t)wlen,
-	                            .bits = (uint8_t)(g->z.data_type & 7) };
+	                            .bits = (uint8_t)(g->own ? dx__inflate_bits(g->own) : g->z.data_type & 7) };
 	p->after_len = 0;
 	g->pend = p;
 	g->last_point = g->uout;
@@ -372,8 +378,8 @@ static void remember(dx_gzin *g, const unsigned char *out, size_t n)
 static int trailer(dx_gzin *g, dx_err *err)
 {
 	/* Bytes zlib took but did not use are still in the buffer, just
-	 * before next_in. */
-	unsigned unused = dx__zlib_unused_bytes(&g->z);
+	 * before next_in (docdex's inflater stops at the stream's end). */
+	unsigned unused = g->own ? 0 : dx__zlib_unused_bytes(&g->z);
 	g->z.next_in -= unused;
 	g->z.avail_in += unused;
 	if (g->z.avail_in < 8 && !g->in_eof && refill(g, err) < 0)
@@ -456,6 +462,78 @@ static int whole_block(dx_gzin *g, unsigned char *out, size_t *n, dx_err *err)
 	return 1;
 }
 
+/* What one call of an inflater did (n bytes out). */
+enum {
+	STEP_MORE,      /* went on: more output room or input wanted */
+	STEP_NEED,      /* wants input first (docdex's inflater) */
+	STEP_HEADER,    /* read a member's header (zlib): the data goes on raw */
+	STEP_BOUNDARY,  /* stopped at a block boundary, not the last */
+	STEP_END,       /* the member's data ended: its trailer follows */
+	STEP_TRUNCATED,
+	STEP_CORRUPT,
+	STEP_NOMEM,
+};
+
+/* Points are laid at block boundaries, where the inflater stops. */
+static int at_blocks(const dx_gzin *g)
+{
+	return g->span && g->kind == DX_SOURCE_GZIP;
+}
+
+/* zlib, for the member's header, and for its data under DOCDEX_CODEC=zlib
+ * (with Z_BLOCK, it stops after the header and at block boundaries). */
+static int zlib_step(dx_gzin *g, unsigned char *out, size_t room, size_t *n)
+{
+	g->z.next_out = out;
+	g->z.avail_out = (uInt)(room > (1u << 30) ? (1u << 30) : room);
+	uInt before = g->z.avail_out;
+	int r = inflate(&g->z, !g->raw || at_blocks(g) ? Z_BLOCK : Z_NO_FLUSH);
+	*n = before - g->z.avail_out;
+	if (!g->raw && r == Z_OK && (g->z.data_type & 128)) {
+		/* The header read, byte-aligned: the data goes on raw. */
+		inflateReset2(&g->z, -15);
+		if (g->own)
+			dx__inflate_reset(g->own);
+		g->raw = 1;
+		g->crc = g->isize = 0;
+		return STEP_HEADER;
+	}
+	if (r == Z_STREAM_END)
+		return STEP_END;
+	if (r == Z_BUF_ERROR || (r == Z_OK && *n == 0 && g->z.avail_in == 0))
+		return g->in_eof && g->z.avail_in == 0 ? STEP_TRUNCATED : STEP_MORE;
+	if (r == Z_MEM_ERROR)
+		return STEP_NOMEM;
+	if (r != Z_OK)
+		return STEP_CORRUPT;
+	return g->raw && (g->z.data_type & 128) && !(g->z.data_type & 64) ? STEP_BOUNDARY : STEP_MORE;
+}
+
+/* docdex's inflater (inflate.h), for a member's data. */
+static int own_step(dx_gzin *g, unsigned char *out, size_t room, size_t *n)
+{
+	const unsigned char *in = g->z.next_in;
+	size_t avail = g->z.avail_in, left = room;
+	int r = dx__inflate_run(g->own, &in, &avail, &out, &left, g->in_eof, at_blocks(g));
+	g->z.next_in = (Bytef *)(uintptr_t)in;
+	g->z.avail_in = (uInt)avail;
+	*n = room - left;
+	switch (r) {
+	case DX_INF_END:
+		return STEP_END;
+	case DX_INF_BLOCK:
+		return STEP_BOUNDARY;
+	case DX_INF_TRUNC:
+		/* Named at the file's end, where it is cut, as zlib's. */
+		g->z.next_in += g->z.avail_in;
+		g->z.avail_in = 0;
+		return STEP_TRUNCATED;
+	case DX_INF_BAD:
+		return STEP_CORRUPT;
+	}
+	return left ? STEP_NEED : STEP_MORE;
+}
+
 int64_t dx__gzin_read(dx_gzin *g, char *outc, size_t cap, dx_err *err)
 {
 	unsigned char *out = (unsigned char *)outc;
@@ -481,22 +559,20 @@ int64_t dx__gzin_read(dx_gzin *g, char *outc, size_t cap, dx_err *err)
 		}
 		if (g->z.avail_in == 0 && !g->in_eof && (rc = refill(g, err)) < 0)
 			return rc;
-		g->z.next_out = out + produced;
-		g->z.avail_out = (uInt)(cap - produced > (1u << 30) ? (1u << 30) : cap - produced);
-		uInt before = g->z.avail_out;
-		/* Z_BLOCK stops after the header, and at each block boundary
-		 * where points are laid. */
-		int r = inflate(&g->z, !g->raw || (g->span && g->kind == DX_SOURCE_GZIP) ? Z_BLOCK : Z_NO_FLUSH);
-		size_t n = before - g->z.avail_out;
-		if (!g->raw) {
-			if (r == Z_OK && (g->z.data_type & 128)) {
-				/* The header read, byte-aligned: the data goes on raw. */
-				inflateReset2(&g->z, -15);
-				g->raw = 1;
-				g->crc = g->isize = 0;
-				continue;
-			}
-		} else if (n) {
+		size_t n;
+		int r = g->raw && g->own ? own_step(g, out + produced, cap - produced, &n)
+		                         : zlib_step(g, out + produced, cap - produced, &n);
+		if (r == STEP_HEADER)
+			continue;
+		if (r == STEP_NEED && (rc = refill(g, err)) < 0)
+			return rc;
+		if (r == STEP_TRUNCATED)
+			return gz_error(g, err, "truncated gzip file, it ends inside a member");
+		if (r == STEP_CORRUPT)
+			return gz_error(g, err, "corrupt gzip data");
+		if (r == STEP_NOMEM)
+			return dx__fail_nomem(err);
+		if (n) {
 			g->crc = dx__crc32(g->crc, out + produced, n);
 			g->isize += (uint32_t)n;
 		}
@@ -508,25 +584,15 @@ int64_t dx__gzin_read(dx_gzin *g, char *outc, size_t cap, dx_err *err)
 		}
 		produced += n;
 		g->uout += n;
-		if (r == Z_STREAM_END) {
+		if (r == STEP_END) {
 			if ((rc = trailer(g, err)) < 0)
 				return rc;
 			g->at_member = 1;
-		} else if (r == Z_BUF_ERROR || (r == Z_OK && n == 0 && g->z.avail_in == 0)) {
-			if (g->in_eof && g->z.avail_in == 0)
-				return gz_error(g, err, "truncated gzip file, it ends inside a member");
-		} else if (r == Z_DATA_ERROR) {
-			return gz_error(g, err, "corrupt gzip data");
-		} else if (r == Z_MEM_ERROR) {
-			return dx__fail_nomem(err);
-		} else if (r != Z_OK) {
-			return gz_error(g, err, "corrupt gzip data");
 		}
 		if (g->pend && (g->pend->after_len == DDX_WINDOW || g->at_member))
 			finish_point(g);
 		/* A block boundary that is not the member's end, a span after the last point. */
-		if (g->span && g->kind == DX_SOURCE_GZIP && !g->at_member && !g->pend &&
-		    (g->z.data_type & 128) && !(g->z.data_type & 64) && g->uout - g->last_point >= g->span &&
+		if (r == STEP_BOUNDARY && at_blocks(g) && !g->pend && g->uout - g->last_point >= g->span &&
 		    (rc = start_point(g, out, produced, err)) < 0)
 			return rc;
 	}

@@ -1,0 +1,628 @@
+/*
+ * inflate.c: docdex's own DEFLATE decoder (see inflate.h).
+ *
+ * Codes are decoded LSB first from a 64-bit bit buffer.  Where at least 8
+ * input bytes and a longest match's room of output remain, each symbol
+ * starts with a branch-free refill to 56 or more bits (enough for a
+ * length, its extra bits, a distance and its extra bits, 48 at most) and
+ * one lookup in a table indexed by the next 11 bits (8 for distances);
+ * the rare longer codes go through a second-level table.  Near the end of
+ * the input or of the output room, the same tables are read one symbol at
+ * a time with every bit counted, so that the decoder can stop between
+ * symbols and go on in the next call.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "inflate.h"
+
+enum {
+	WSIZE = 32768,     /* the farthest a distance reaches back */
+	LIT_BITS = 11,
+	DIST_BITS = 8,
+	CL_BITS = 7,
+	/* The largest tables those first levels need for any valid code (zlib's
+	 * examples/enough.c: 288 symbols, 11 bits, 15 at most; 32, 8, 15). */
+	LIT_ENOUGH = 2342,
+	DIST_ENOUGH = 402,
+	MAX_MATCH = 258,
+	/* Output room for a symbol decoded without counting: a longest match
+	 * copied 32 bytes at a time overshoots by up to 31. */
+	FAST_ROOM = MAX_MATCH + 32,
+	/* Input a block header may take: 3 + 14 header bits, 19 3-bit lengths,
+	 * and 316 lengths of at most 7 bits each, under 300 bytes. */
+	HEAD_NEED = 320,
+	SYMBOL_BITS = 48,  /* a length, a distance, and their extra bits */
+	ENDED = 16,        /* huffman(): the block's end-of-block code came */
+};
+
+/* A table entry: bits to drop (0-4), kind (5-7), extra bits or the size of
+ * a second-level table in bits (8-11), value (16-31): a literal, a base
+ * length or distance, or where the second-level table starts. */
+enum { K_BAD, K_LIT, K_LEN, K_EOB, K_SUB, K_DIST };
+#define E_BITS(e) ((e) & 31u)
+#define E_KIND(e) (((e) >> 5) & 7u)
+#define E_EXTRA(e) (((e) >> 8) & 15u)
+#define E_VAL(e) ((e) >> 16)
+#define ENTRY(kind, extra, val) ((uint32_t)(kind) << 5 | (uint32_t)(extra) << 8 | (uint32_t)(val) << 16)
+
+enum { M_HEAD, M_STORED, M_HUFF, M_DONE };
+
+struct dx_inflate {
+	uint64_t bb;        /* bits not yet used, the next in the low bits */
+	unsigned bc;        /* how many: under 8 between calls */
+	int mode;
+	int last;           /* the current block is the stream's last */
+	uint32_t stored_left;
+	unsigned copy_len, copy_dist; /* a match not all written yet */
+	size_t whave;       /* bytes of history in win, a ring */
+	size_t wnext;       /* where the ring's next byte goes */
+	uint32_t lit[LIT_ENOUGH];
+	uint32_t dist[DIST_ENOUGH];
+	unsigned char win[WSIZE];
+};
+
+static const uint16_t len_base[29] = { 3,  4,  5,  6,  7,  8,  9,  10, 11,  13,  15,  17,  19,  23, 27,
+                                       31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258 };
+static const uint8_t len_extra[29] = { 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2,
+                                       2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0 };
+static const uint16_t dist_base[30] = { 1,   2,   3,   4,   5,   7,    9,    13,   17,   25,
+                                        33,  49,  65,  97,  129, 193,  257,  385,  513,  769,
+                                        1025, 1537, 2049, 3073, 4097, 6145, 8193, 12289, 16385, 24577 };
+static const uint8_t dist_extra[30] = { 0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6,
+                                        6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13 };
+
+enum { T_CL, T_LIT, T_DIST };
+
+static uint32_t symbol_entry(int t, unsigned sym)
+{
+	if (t == T_CL)
+		return ENTRY(K_LIT, 0, sym);
+	if (t == T_DIST)
+		return sym < 30 ? ENTRY(K_DIST, dist_extra[sym], dist_base[sym]) : ENTRY(K_BAD, 0, 0);
+	if (sym < 256)
+		return ENTRY(K_LIT, 0, sym);
+	if (sym == 256)
+		return ENTRY(K_EOB, 0, 0);
+	/* 286 and 287 have codes in the fixed code only, and mean nothing. */
+	return sym < 286 ? ENTRY(K_LEN, len_extra[sym - 257], len_base[sym - 257]) : ENTRY(K_BAD, 0, 0);
+}
+
+/*
+ * The decoding table of the canonical code of lens[0, n) (RFC 1951 3.2.2):
+ * 0, or -1 for a code zlib refuses too.  An over-subscribed code is
+ * refused; an incomplete one too, but for a single code of one bit, or
+ * none at all, in the literal/length and distance codes (their missing
+ * codes decode as errors).  The code-length code must be complete.
+ */
+static int build(uint32_t *t, unsigned tbits, unsigned enough, const uint8_t *lens, unsigned n, int type)
+{
+	unsigned count[16] = { 0 }, next[16];
+	for (unsigned i = 0; i < n; i++)
+		count[lens[i]]++;
+	count[0] = 0;
+	int left = 1;
+	unsigned max = 0;
+	for (unsigned len = 1; len <= 15; len++) {
+		left = left * 2 - (int)count[len];
+		if (left < 0)
+			return -1;
+		if (count[len])
+			max = len;
+	}
+	unsigned size = 1u << tbits;
+	memset(t, 0, size * sizeof *t);
+	if (max == 0)
+		return type == T_CL ? -1 : 0;
+	if (left > 0 && (type == T_CL || max != 1))
+		return -1;
+	unsigned code = 0;
+	next[0] = 0;
+	for (unsigned len = 1; len <= 15; len++) {
+		code = (code + count[len - 1]) << 1;
+		next[len] = code;
+	}
+	/* Codes reversed (they are sent from their high bit), and the longest
+	 * code under each first-level prefix, which sizes its second level. */
+	uint16_t rev[288];
+	uint8_t longest[1u << LIT_BITS];
+	if (max > tbits)
+		memset(longest, 0, size);
+	for (unsigned sym = 0; sym < n; sym++) {
+		unsigned len = lens[sym];
+		if (!len)
+			continue;
+		unsigned c = next[len]++, r = 0;
+		for (unsigned b = 0; b < len; b++, c >>= 1)
+			r = r << 1 | (c & 1);
+		rev[sym] = (uint16_t)r;
+		if (len > tbits && len > longest[r & (size - 1)])
+			longest[r & (size - 1)] = (uint8_t)len;
+	}
+	unsigned used = size;
+	for (unsigned sym = 0; sym < n; sym++) {
+		unsigned len = lens[sym], r = rev[sym];
+		if (!len)
+			continue;
+		uint32_t e = symbol_entry(type, sym);
+		if (len <= tbits) {
+			for (unsigned i = r; i < size; i += 1u << len)
+				t[i] = e | len;
+			continue;
+		}
+		uint32_t *p = &t[r & (size - 1)];
+		if (E_KIND(*p) != K_SUB) {
+			unsigned sub = longest[r & (size - 1)] - tbits;
+			if (used + (1u << sub) > enough)
+				return -1; /* cannot happen for a code that passed the checks above */
+			memset(t + used, 0, (1u << sub) * sizeof *t);
+			*p = ENTRY(K_SUB, sub, used) | tbits;
+			used += 1u << sub;
+		}
+		unsigned sub = E_EXTRA(*p), len2 = len - tbits;
+		for (unsigned i = r >> tbits; i < (1u << sub); i += 1u << len2)
+			t[E_VAL(*p) + i] = e | len2;
+	}
+	return 0;
+}
+
+static int build_fixed(dx_inflate *s)
+{
+	uint8_t lens[288];
+	memset(lens, 8, 144);
+	memset(lens + 144, 9, 112);
+	memset(lens + 256, 7, 24);
+	memset(lens + 280, 8, 8);
+	if (build(s->lit, LIT_BITS, LIT_ENOUGH, lens, 288, T_LIT) < 0)
+		return -1;
+	memset(lens, 5, 32);
+	return build(s->dist, DIST_BITS, DIST_ENOUGH, lens, 32, T_DIST);
+}
+
+/* The input as a bit stream, counted bit by bit (headers, and symbols
+ * near the end of the input). */
+struct bits {
+	const unsigned char *in, *end;
+	uint64_t bb;
+	unsigned bc;
+};
+
+/* Loads whole bytes until n bits are there or the input ends (n <= 56):
+ * whether they are. */
+static int need(struct bits *b, unsigned n)
+{
+	while (b->bc < n) {
+		if (b->in == b->end)
+			return 0;
+		b->bb |= (uint64_t)*b->in++ << b->bc;
+		b->bc += 8;
+	}
+	return 1;
+}
+
+static unsigned take(struct bits *b, unsigned n)
+{
+	unsigned v = (unsigned)(b->bb & ((1u << n) - 1));
+	b->bb >>= n;
+	b->bc -= n;
+	return v;
+}
+
+/* Whole bytes loaded but not used go back to the input. */
+static void give_back(struct bits *b)
+{
+	b->in -= b->bc >> 3;
+	b->bc &= 7;
+	b->bb &= (1u << b->bc) - 1;
+}
+
+/* A symbol of table t (first level tbits), every bit counted: its entry
+ * with its bits taken, or a K_BAD entry; *trunc set when the input ends
+ * inside it. */
+static uint32_t counted_symbol(struct bits *b, const uint32_t *t, unsigned tbits, int *trunc)
+{
+	uint32_t e = t[b->bb & ((1u << tbits) - 1)];
+	if (E_KIND(e) == K_SUB) {
+		if (b->bc < tbits) {
+			*trunc = 1;
+			return 0;
+		}
+		take(b, tbits);
+		e = t[E_VAL(e) + (b->bb & ((1u << E_EXTRA(e)) - 1))];
+	}
+	if (E_KIND(e) == K_BAD)
+		return e;
+	if (E_BITS(e) > b->bc) {
+		*trunc = 1;
+		return 0;
+	}
+	take(b, E_BITS(e));
+	return e;
+}
+
+static const uint8_t cl_order[19] = { 16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15 };
+
+/* The code lengths of a dynamic block, and its tables. */
+static int dynamic(dx_inflate *s, struct bits *b)
+{
+	if (!need(b, 14))
+		return DX_INF_TRUNC;
+	unsigned nlit = take(b, 5) + 257, ndist = take(b, 5) + 1, ncl = take(b, 4) + 4;
+	if (nlit > 286 || ndist > 30)
+		return DX_INF_BAD;
+	uint8_t lens[286 + 30];
+	memset(lens, 0, 19);
+	for (unsigned i = 0; i < ncl; i++) {
+		if (!need(b, 3))
+			return DX_INF_TRUNC;
+		lens[cl_order[i]] = (uint8_t)take(b, 3);
+	}
+	uint32_t cl[1u << CL_BITS];
+	if (build(cl, CL_BITS, 1u << CL_BITS, lens, 19, T_CL) < 0)
+		return DX_INF_BAD;
+	for (unsigned n = 0; n < nlit + ndist;) {
+		int trunc = 0;
+		need(b, CL_BITS);
+		uint32_t e = counted_symbol(b, cl, CL_BITS, &trunc);
+		if (trunc)
+			return DX_INF_TRUNC;
+		unsigned sym = E_VAL(e), rep, val = 0;
+		if (sym < 16) {
+			lens[n++] = (uint8_t)sym;
+			continue;
+		}
+		unsigned xb = sym == 16 ? 2 : sym == 17 ? 3 : 7;
+		if (!need(b, xb))
+			return DX_INF_TRUNC;
+		rep = take(b, xb) + (sym == 18 ? 11 : 3);
+		if (sym == 16) {
+			if (n == 0)
+				return DX_INF_BAD;
+			val = lens[n - 1];
+		}
+		if (n + rep > nlit + ndist)
+			return DX_INF_BAD;
+		memset(lens + n, (int)val, rep);
+		n += rep;
+	}
+	if (lens[256] == 0)
+		return DX_INF_BAD;
+	if (build(s->lit, LIT_BITS, LIT_ENOUGH, lens, nlit, T_LIT) < 0 ||
+	    build(s->dist, DIST_BITS, DIST_ENOUGH, lens + nlit, ndist, T_DIST) < 0)
+		return DX_INF_BAD;
+	return 0;
+}
+
+/* A block's header, at least HEAD_NEED bytes of input there unless they
+ * are the last. */
+static int header(dx_inflate *s, struct bits *b)
+{
+	if (!need(b, 3))
+		return DX_INF_TRUNC;
+	s->last = (int)take(b, 1);
+	unsigned type = take(b, 2);
+	if (type == 0) {
+		take(b, b->bc & 7);
+		if (!need(b, 32))
+			return DX_INF_TRUNC;
+		unsigned len = take(b, 16), nlen = take(b, 16);
+		if (len != (~nlen & 0xffff))
+			return DX_INF_BAD;
+		give_back(b);
+		s->stored_left = len;
+		s->mode = M_STORED;
+		return 0;
+	}
+	int rc = type == 1 ? (build_fixed(s) < 0 ? DX_INF_BAD : 0) : type == 2 ? dynamic(s, b) : DX_INF_BAD;
+	if (rc == 0)
+		s->mode = M_HUFF;
+	return rc;
+}
+
+/* Writes len bytes of the match at distance d, byte by byte, from the
+ * window where it reaches before this call's output (out0). */
+static unsigned char *copy_far(const dx_inflate *s, const unsigned char *out0, unsigned char *out, unsigned len,
+                               unsigned d)
+{
+	for (; len; len--, out++) {
+		ptrdiff_t p = (out - out0) - (ptrdiff_t)d;
+		*out = p < 0 ? s->win[(s->wnext + WSIZE + (size_t)p) & (WSIZE - 1)] : out0[p];
+	}
+	return out;
+}
+
+static inline uint64_t load64(const unsigned char *p)
+{
+	uint64_t v;
+	memcpy(&v, p, 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	v = __builtin_bswap64(v);
+#endif
+	return v;
+}
+
+/* The symbols of a Huffman block, to its end (ENDED), or until the input or
+ * the output room runs out (DX_INF_MORE), or an error. */
+static int huffman(dx_inflate *s, struct bits *b, const unsigned char *out0, unsigned char **outp,
+                   unsigned char *out_end, int final)
+{
+	unsigned char *out = *outp;
+	const unsigned char *in = b->in, *in_end = b->end;
+	uint64_t bb = b->bb;
+	unsigned bc = b->bc;
+	const uint32_t *lit = s->lit, *dist = s->dist;
+	int rc = DX_INF_MORE;
+	if (s->copy_len) {
+		unsigned n = (size_t)(out_end - out) < s->copy_len ? (unsigned)(out_end - out) : s->copy_len;
+		out = copy_far(s, out0, out, n, s->copy_dist);
+		s->copy_len -= n;
+		if (s->copy_len)
+			goto out;
+	}
+	for (;;) {
+		/* Symbols decoded without counting: enough input for a refill,
+		 * enough room for a longest match. */
+		while (in_end - in >= 8 && out_end - out >= FAST_ROOM) {
+			bb |= load64(in) << bc;
+			in += (63 - bc) >> 3;
+			bc |= 56;
+			uint32_t e = lit[bb & ((1u << LIT_BITS) - 1)];
+			if (E_KIND(e) == K_SUB) {
+				bb >>= LIT_BITS;
+				bc -= LIT_BITS;
+				e = lit[E_VAL(e) + (bb & ((1u << E_EXTRA(e)) - 1))];
+			}
+			bb >>= E_BITS(e);
+			bc -= E_BITS(e);
+			if (E_KIND(e) == K_LIT) {
+				*out++ = (unsigned char)E_VAL(e);
+				/* Two more literals fit in the bits left (41 or
+				 * more): most symbols of text are literals. */
+				e = lit[bb & ((1u << LIT_BITS) - 1)];
+				if (E_KIND(e) != K_LIT)
+					continue;
+				bb >>= E_BITS(e);
+				bc -= E_BITS(e);
+				*out++ = (unsigned char)E_VAL(e);
+				e = lit[bb & ((1u << LIT_BITS) - 1)];
+				if (E_KIND(e) != K_LIT)
+					continue;
+				bb >>= E_BITS(e);
+				bc -= E_BITS(e);
+				*out++ = (unsigned char)E_VAL(e);
+				continue;
+			}
+			if (E_KIND(e) != K_LEN) {
+				rc = E_KIND(e) == K_EOB ? ENDED : DX_INF_BAD;
+				goto out;
+			}
+			unsigned len = E_VAL(e) + (unsigned)(bb & ((1u << E_EXTRA(e)) - 1));
+			bb >>= E_EXTRA(e);
+			bc -= E_EXTRA(e);
+			e = dist[bb & ((1u << DIST_BITS) - 1)];
+			if (E_KIND(e) == K_SUB) {
+				bb >>= DIST_BITS;
+				bc -= DIST_BITS;
+				e = dist[E_VAL(e) + (bb & ((1u << E_EXTRA(e)) - 1))];
+			}
+			bb >>= E_BITS(e);
+			bc -= E_BITS(e);
+			if (E_KIND(e) != K_DIST) {
+				rc = DX_INF_BAD;
+				goto out;
+			}
+			unsigned d = E_VAL(e) + (unsigned)(bb & ((1u << E_EXTRA(e)) - 1));
+			bb >>= E_EXTRA(e);
+			bc -= E_EXTRA(e);
+			size_t have = (size_t)(out - out0);
+			if (d > have) {
+				if (d > have + s->whave) {
+					rc = DX_INF_BAD;
+					goto out;
+				}
+				out = copy_far(s, out0, out, len, d);
+			} else if (d >= 16) {
+				/* 16 bytes at a time, 32 before the first test
+				 * (most matches are shorter): each read lies
+				 * before the end of what the writes before it
+				 * wrote. */
+				const unsigned char *src = out - d;
+				unsigned char *dst = out;
+				out += len;
+				memcpy(dst, src, 16);
+				memcpy(dst + 16, src + 16, 16);
+				while ((dst += 32) < out) {
+					src += 32;
+					memcpy(dst, src, 16);
+					memcpy(dst + 16, src + 16, 16);
+				}
+			} else if (d >= 8) {
+				const unsigned char *src = out - d;
+				unsigned char *dst = out;
+				out += len;
+				do {
+					memcpy(dst, src, 8);
+					dst += 8;
+					src += 8;
+				} while (dst < out);
+			} else if (d == 1) {
+				memset(out, out[-1], len);
+				out += len;
+			} else {
+				for (const unsigned char *src = out - d; len; len--)
+					*out++ = *src++;
+			}
+		}
+		/* One symbol, every bit counted. */
+		struct bits cb = { in, in_end, bb, bc };
+		need(&cb, SYMBOL_BITS);
+		if (cb.bc < SYMBOL_BITS && !final) {
+			in = cb.in, bb = cb.bb, bc = cb.bc;
+			goto out;
+		}
+		if (out == out_end) {
+			in = cb.in, bb = cb.bb, bc = cb.bc;
+			goto out;
+		}
+		int trunc = 0;
+		uint32_t e = counted_symbol(&cb, lit, LIT_BITS, &trunc);
+		unsigned len = 0, d = 0;
+		if (!trunc && E_KIND(e) == K_LEN) {
+			if (E_EXTRA(e) > cb.bc) {
+				trunc = 1;
+			} else {
+				len = E_VAL(e) + take(&cb, E_EXTRA(e));
+				uint32_t de = counted_symbol(&cb, dist, DIST_BITS, &trunc);
+				if (!trunc && E_KIND(de) != K_DIST) {
+					e = de; /* K_BAD */
+				} else if (!trunc && E_EXTRA(de) > cb.bc) {
+					trunc = 1;
+				} else if (!trunc) {
+					d = E_VAL(de) + take(&cb, E_EXTRA(de));
+				}
+			}
+		}
+		in = cb.in, bb = cb.bb, bc = cb.bc;
+		if (trunc) {
+			rc = DX_INF_TRUNC;
+			goto out;
+		}
+		if (E_KIND(e) == K_LIT) {
+			*out++ = (unsigned char)E_VAL(e);
+		} else if (E_KIND(e) == K_EOB) {
+			rc = ENDED;
+			goto out;
+		} else if (E_KIND(e) != K_LEN) {
+			rc = DX_INF_BAD;
+			goto out;
+		} else {
+			if (d > (size_t)(out - out0) + s->whave) {
+				rc = DX_INF_BAD;
+				goto out;
+			}
+			unsigned n = (size_t)(out_end - out) < len ? (unsigned)(out_end - out) : len;
+			out = copy_far(s, out0, out, n, d);
+			s->copy_len = len - n;
+			s->copy_dist = d;
+			if (s->copy_len)
+				goto out;
+		}
+	}
+out:
+	b->in = in;
+	b->bb = bb;
+	b->bc = bc;
+	*outp = out;
+	return rc;
+}
+
+/* The history after a call that wrote out0[0, n): the ring takes at most
+ * its size, so that a call that wrote little costs little. */
+static void keep_history(dx_inflate *s, const unsigned char *out0, size_t n)
+{
+	if (n >= WSIZE) {
+		memcpy(s->win, out0 + n - WSIZE, WSIZE);
+		s->wnext = 0;
+		s->whave = WSIZE;
+		return;
+	}
+	size_t first = WSIZE - s->wnext < n ? WSIZE - s->wnext : n;
+	memcpy(s->win + s->wnext, out0, first);
+	memcpy(s->win, out0 + first, n - first);
+	s->wnext = (s->wnext + n) & (WSIZE - 1);
+	s->whave = s->whave + n > WSIZE ? WSIZE : s->whave + n;
+}
+
+int dx__inflate_run(dx_inflate *s, const unsigned char **inp, size_t *avail_in, unsigned char **outp,
+                    size_t *avail_out, int final, int stop_at_block)
+{
+	struct bits b = { *inp, *inp + *avail_in, s->bb, s->bc };
+	unsigned char *out0 = *outp, *out = out0, *out_end = out0 + *avail_out;
+	int rc;
+	for (;;) {
+		if (s->mode == M_DONE) {
+			rc = DX_INF_END;
+			break;
+		}
+		if (s->mode == M_HEAD) {
+			if (!final && (size_t)(b.end - b.in) < HEAD_NEED) {
+				rc = DX_INF_MORE;
+				break;
+			}
+			if ((rc = header(s, &b)) < 0)
+				break;
+			continue;
+		}
+		if (s->mode == M_STORED) {
+			size_t n = s->stored_left;
+			if (n > (size_t)(b.end - b.in))
+				n = (size_t)(b.end - b.in);
+			if (n > (size_t)(out_end - out))
+				n = (size_t)(out_end - out);
+			memcpy(out, b.in, n);
+			out += n;
+			b.in += n;
+			s->stored_left -= (uint32_t)n;
+			if (s->stored_left) {
+				rc = b.in == b.end && final ? DX_INF_TRUNC : DX_INF_MORE;
+				break;
+			}
+		} else if ((rc = huffman(s, &b, out0, &out, out_end, final)) != ENDED) {
+			break;
+		}
+		/* The block ended. */
+		if (s->last) {
+			/* What is left of the last byte is padding. */
+			give_back(&b);
+			b.bb = 0;
+			b.bc = 0;
+			s->mode = M_DONE;
+			rc = DX_INF_END;
+			break;
+		}
+		s->mode = M_HEAD;
+		if (stop_at_block) {
+			rc = DX_INF_BLOCK;
+			break;
+		}
+	}
+	give_back(&b);
+	s->bb = b.bb;
+	s->bc = b.bc;
+	keep_history(s, out0, (size_t)(out - out0));
+	*avail_in -= (size_t)(b.in - *inp);
+	*inp = b.in;
+	*avail_out -= (size_t)(out - out0);
+	*outp = out;
+	return rc;
+}
+
+unsigned dx__inflate_bits(const dx_inflate *s)
+{
+	return s->bc;
+}
+
+void dx__inflate_reset(dx_inflate *s)
+{
+	s->bb = 0;
+	s->bc = 0;
+	s->mode = M_HEAD;
+	s->last = 0;
+	s->stored_left = 0;
+	s->copy_len = s->copy_dist = 0;
+	s->whave = 0;
+	s->wnext = 0;
+}
+
+dx_inflate *dx__inflate_new(void)
+{
+	dx_inflate *s = malloc(sizeof *s);
+	if (s)
+		dx__inflate_reset(s);
+	return s;
+}
+
+void dx__inflate_free(dx_inflate *s)
+{
+	free(s);
+}

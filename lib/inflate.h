@@ -1,0 +1,56 @@
+/*
+ * inflate.h: docdex's own DEFLATE decoder (RFC 1951), for the gzip scan
+ * (internal).
+ *
+ * The scan must stop at deflate block boundaries to lay access points;
+ * zlib can (Z_BLOCK) but inflates at about a third of the speed of the
+ * decoders that cannot (libdeflate inflates whole buffers only, ISA-L does
+ * not stop between blocks).  This one streams like zlib, stops at block
+ * boundaries on request, and decodes with a 64-bit bit buffer refilled a
+ * word at a time and one table lookup for most symbols, as libdeflate does
+ * (its design is described in its README and source comments; the code
+ * here is docdex's own).
+ *
+ * It accepts and rejects the same streams as zlib's raw inflate: the same
+ * rules on incomplete and over-subscribed codes, on distances too far back,
+ * on stored block lengths.  zlib stays the reference: DOCDEX_CODEC=zlib
+ * makes the scan use it (codec.h), and tests/fuzz/fuzz_inflate.c compares
+ * the two on every input.
+ */
+#ifndef DX_INFLATE_H
+#define DX_INFLATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum {
+	DX_INF_MORE = 0,   /* wants more input, or more room for output */
+	DX_INF_BLOCK = 1,  /* stopped at a block boundary, not the last */
+	DX_INF_END = 2,    /* the stream's last block ended */
+	DX_INF_BAD = -1,   /* the data is not valid DEFLATE */
+	DX_INF_TRUNC = -2, /* the input ended inside the stream */
+};
+
+typedef struct dx_inflate dx_inflate;
+
+/* A decoder at the start of a raw DEFLATE stream; NULL when out of memory. */
+dx_inflate *dx__inflate_new(void);
+void dx__inflate_free(dx_inflate *s);
+/* Back to the start of a new stream, with no history. */
+void dx__inflate_reset(dx_inflate *s);
+
+/*
+ * Decodes from *in (*avail_in bytes) into *out (*avail_out bytes), moving
+ * all four on.  final: no input follows these bytes (else the decoder may
+ * leave up to a few hundred bytes unread and ask for more: give them again,
+ * followed by more).  stop_at_block: return DX_INF_BLOCK at each boundary
+ * between blocks.  At DX_INF_END, *in is just past the stream's last byte.
+ */
+int dx__inflate_run(dx_inflate *s, const unsigned char **in, size_t *avail_in, unsigned char **out,
+                    size_t *avail_out, int final, int stop_at_block);
+
+/* The bits of the stream that lie in the byte just before *in, unread:
+ * 0 to 7, as zlib's data_type & 7 (an access point's `bits`). */
+unsigned dx__inflate_bits(const dx_inflate *s);
+
+#endif

@@ -1,0 +1,126 @@
+/*
+ * fuzz_inflate.c: raw DEFLATE data of arbitrary bytes to docdex's own
+ * inflater (lib/inflate.c), against zlib's raw inflate of the same bytes:
+ * both must accept it (with the same output, ending at the same byte) or
+ * both refuse it, and what both wrote before refusing must agree.  The
+ * inflater is fed in pieces and given its output room in pieces, as the
+ * gzip scan does, and stopped at every block boundary or never.
+ *
+ * Input: a control byte, then the DEFLATE data.  Control bits 0-2 choose
+ * the size of the input pieces, 3-5 that of the output room, bit 6 stops
+ * at block boundaries.  The seeds (tests/fuzz/seeds/inflate) are zlib's
+ * output at several levels and strategies, over text, repeats and random
+ * bytes, some cut short or with a flipped bit (tests/fuzz/make_inflate_seeds.py).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "fuzz.h"
+#include "inflate.h"
+
+/* Output past this is not compared: a small input can inflate to a lot. */
+enum { LIMIT = 1 << 20 };
+
+static const size_t piece[8] = { 1, 3, 8, 64, 300, 4096, 65536, (size_t)-1 };
+
+/* zlib's raw inflate of data, all of it given at once: 1 at the stream's
+ * end (*end: the bytes it used), 0 when it refused the data or it ended
+ * early, 2 when the output reached LIMIT first. */
+static int zlib_inflate(const uint8_t *data, size_t size, unsigned char *out, size_t *n, size_t *end)
+{
+	z_stream z;
+	memset(&z, 0, sizeof z);
+	if (inflateInit2(&z, -15) != Z_OK)
+		abort();
+	z.next_in = (unsigned char *)(uintptr_t)data;
+	z.avail_in = (uInt)size;
+	z.next_out = out;
+	z.avail_out = LIMIT;
+	int r;
+	do
+		r = inflate(&z, Z_NO_FLUSH);
+	while (r == Z_OK && z.avail_out && z.avail_in);
+	if (r == Z_OK && z.avail_out && !z.avail_in)
+		r = inflate(&z, Z_FINISH); /* no more input: does it end here? */
+	*n = LIMIT - z.avail_out;
+	*end = size - z.avail_in - ((unsigned)(z.data_type & 63) >> 3);
+	inflateEnd(&z);
+	return r == Z_STREAM_END ? 1 : z.avail_out == 0 ? 2 : 0;
+}
+
+/* The same through docdex's inflater, in pieces. */
+static int own_inflate(const uint8_t *data, size_t size, unsigned ctl, unsigned char *out, size_t *n,
+                       size_t *end)
+{
+	dx_inflate *s = dx__inflate_new();
+	if (!s)
+		abort();
+	size_t in_piece = piece[ctl & 7], out_piece = piece[(ctl >> 3) & 7];
+	int stop = (ctl >> 6) & 1;
+	const unsigned char *in = data;
+	size_t given = size < in_piece ? size : in_piece, avail = given, produced = 0;
+	int res = 0;
+	for (;;) {
+		unsigned char *o = out + produced;
+		size_t room = LIMIT - produced < out_piece ? LIMIT - produced : out_piece, left = room;
+		int r = dx__inflate_run(s, &in, &avail, &o, &left, given == size, stop);
+		produced += room - left;
+		if (r == DX_INF_END) {
+			res = 1;
+			break;
+		}
+		if (r < 0)
+			break;
+		if (produced == LIMIT) {
+			res = 2;
+			break;
+		}
+		if (r == DX_INF_MORE && left) {
+			/* It wants input: the rest of this piece and the next. */
+			if (given == size)
+				abort(); /* asked for input when told there is none */
+			size_t more = size - given < in_piece ? size - given : in_piece;
+			given += more;
+			avail += more;
+		}
+	}
+	*n = produced;
+	*end = (size_t)(in - data);
+	dx__inflate_free(s);
+	return res;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	if (size < 1)
+		return 0;
+	unsigned ctl = data[0];
+	data++;
+	size--;
+	unsigned char *a = malloc(LIMIT), *b = malloc(LIMIT);
+	if (!a || !b)
+		abort();
+	size_t na, nb, ea, eb;
+	int ra = zlib_inflate(data, size, a, &na, &ea);
+	int rb = own_inflate(data, size, ctl, b, &nb, &eb);
+	size_t common = na < nb ? na : nb;
+	if (memcmp(a, b, common) != 0) {
+		fprintf(stderr, "fuzz_inflate: the outputs differ\n");
+		abort();
+	}
+	if (ra != 2 && rb != 2 && ra != rb) {
+		fprintf(stderr, "fuzz_inflate: zlib %s, docdex %s\n", ra ? "ends" : "refuses",
+		        rb ? "ends" : "refuses");
+		abort();
+	}
+	if (ra == 1 && rb == 1 && (na != nb || ea != eb)) {
+		fprintf(stderr, "fuzz_inflate: zlib ends after %zu bytes in, %zu out; docdex %zu, %zu\n", ea, na,
+		        eb, nb);
+		abort();
+	}
+	free(a);
+	free(b);
+	return 0;
+}
