@@ -48,12 +48,6 @@ enum { DX_BGZF_CORRUPT = -1, DX_BGZF_BAD_CRC = -2 };
 struct dx_inflater;
 int64_t dx__bgzf_unpack(struct dx_inflater *d, const unsigned char *b, size_t total, unsigned char *out);
 
-/* A little-endian 32-bit field of a gzip trailer (CRC32, ISIZE). */
-static inline uint32_t dx__gz_le32(const unsigned char *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
 /* At the end of a raw DEFLATE stream, the whole bytes zlib took from the
  * input but did not use: the low six bits of data_type count the unused
  * bits it holds.  What follows the stream starts that far before next_in. */

@@ -13,6 +13,7 @@
 #include "fileutil.h"
 #include "gz.h"
 #include "inflate.h"
+#include "le.h"
 
 enum { IN_SIZE = 1 << 18, MEMBER_POINT_GAP = 1 << 16 };
 
@@ -61,11 +62,11 @@ size_t dx__bgzf_block_size(const unsigned char *p, size_t n)
 
 int64_t dx__bgzf_unpack(struct dx_inflater *d, const unsigned char *b, size_t total, unsigned char *out)
 {
-	uint32_t isize = dx__gz_le32(b + total - 4);
+	uint32_t isize = dx__le32(b + total - 4);
 	if (isize > DX_BGZF_MAX ||
 	    dx__inflate_whole(d, b + DX_BGZF_HEADER, total - DX_BGZF_HEADER - DX_BGZF_TRAILER, out, isize) < 0)
 		return DX_BGZF_CORRUPT;
-	return dx__crc32(0, out, isize) == dx__gz_le32(b + total - 8) ? (int64_t)isize : DX_BGZF_BAD_CRC;
+	return dx__crc32(0, out, isize) == dx__le32(b + total - 8) ? (int64_t)isize : DX_BGZF_BAD_CRC;
 }
 
 int dx__gzin_open(dx_gzin *g, int fd, const char *path, int kind, uint64_t span, dx_err *err)
@@ -389,11 +390,11 @@ static int trailer(dx_gzin *g, dx_err *err)
 		g->z.avail_in = 0;
 		return gz_error(g, err, "truncated gzip file, it ends inside a member");
 	}
-	if (dx__gz_le32(g->z.next_in) != g->crc)
+	if (dx__le32(g->z.next_in) != g->crc)
 		return gz_error(g, err, "gzip CRC mismatch");
 	g->z.next_in += 4;
 	g->z.avail_in -= 4;
-	if (dx__gz_le32(g->z.next_in) != g->isize)
+	if (dx__le32(g->z.next_in) != g->isize)
 		return gz_error(g, err, "gzip length mismatch");
 	g->z.next_in += 4;
 	g->z.avail_in -= 4;
@@ -442,7 +443,7 @@ static int whole_block(dx_gzin *g, unsigned char *out, size_t *n, dx_err *err)
 	size_t total = dx__bgzf_block_size(b, g->z.avail_in);
 	if (!total || total > g->z.avail_in)
 		return 0;
-	if (dx__gz_le32(b + total - 4) > DX_BGZF_MAX)
+	if (dx__le32(b + total - 4) > DX_BGZF_MAX)
 		return 0;
 	g->member_u = g->uout;
 	if (g->span && member_point(g, err) < 0)

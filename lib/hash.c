@@ -3,19 +3,8 @@
  * so the loop takes 8 bytes a step with one multiply and leaves the
  * avalanche to a final mix.
  */
-#include <string.h>
-
 #include "hash.h"
-
-static inline uint64_t load_le64(const unsigned char *p)
-{
-	uint64_t v;
-	memcpy(&v, p, 8);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-	v = __builtin_bswap64(v);
-#endif
-	return v;
-}
+#include "le.h"
 
 static inline uint64_t load_le_tail(const unsigned char *p, size_t n)
 {
@@ -37,7 +26,7 @@ uint64_t dx__hash64(const void *data, size_t n, uint64_t seed)
 	uint64_t h = seed ^ ((uint64_t)n * k1);
 
 	for (; n >= 8; p += 8, n -= 8)
-		h = rotl(h ^ (load_le64(p) * k2), 29) * k1;
+		h = rotl(h ^ (dx__le64(p) * k2), 29) * k1;
 	if (n)
 		h = rotl(h ^ (load_le_tail(p, n) * k2), 29) * k1;
 	return dx__mix64(h);

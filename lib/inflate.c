@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "inflate.h"
+#include "le.h"
 
 enum {
 	WSIZE = 32768,     /* the farthest a distance reaches back */
@@ -331,14 +332,19 @@ static unsigned char *copy_far(const dx_inflate *s, const unsigned char *out0, u
 	return out;
 }
 
-static inline uint64_t load64(const unsigned char *p)
+/* The entry of the code in the low bits of *bb, in table t (first level
+ * tbits), with the first level's bits taken where it leads to a second:
+ * the entry's own bits are left to take.  For the fast loop, which has
+ * bits enough for any code. */
+static inline uint32_t lookup(const uint32_t *t, unsigned tbits, uint64_t *bb, unsigned *bc)
 {
-	uint64_t v;
-	memcpy(&v, p, 8);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-	v = __builtin_bswap64(v);
-#endif
-	return v;
+	uint32_t e = t[*bb & ((1u << tbits) - 1)];
+	if (E_KIND(e) == K_SUB) {
+		*bb >>= tbits;
+		*bc -= tbits;
+		e = t[E_VAL(e) + (*bb & ((1u << E_EXTRA(e)) - 1))];
+	}
+	return e;
 }
 
 /* The symbols of a Huffman block, to its end (ENDED), or until the input or
@@ -363,15 +369,10 @@ static int huffman(dx_inflate *s, struct bits *b, const unsigned char *out0, uns
 		/* Symbols decoded without counting: enough input for a refill,
 		 * enough room for a longest match. */
 		while (in_end - in >= 8 && out_end - out >= FAST_ROOM) {
-			bb |= load64(in) << bc;
+			bb |= dx__le64(in) << bc;
 			in += (63 - bc) >> 3;
 			bc |= 56;
-			uint32_t e = lit[bb & ((1u << LIT_BITS) - 1)];
-			if (E_KIND(e) == K_SUB) {
-				bb >>= LIT_BITS;
-				bc -= LIT_BITS;
-				e = lit[E_VAL(e) + (bb & ((1u << E_EXTRA(e)) - 1))];
-			}
+			uint32_t e = lookup(lit, LIT_BITS, &bb, &bc);
 			bb >>= E_BITS(e);
 			bc -= E_BITS(e);
 			if (E_KIND(e) == K_LIT) {
@@ -399,12 +400,7 @@ static int huffman(dx_inflate *s, struct bits *b, const unsigned char *out0, uns
 			unsigned len = E_VAL(e) + (unsigned)(bb & ((1u << E_EXTRA(e)) - 1));
 			bb >>= E_EXTRA(e);
 			bc -= E_EXTRA(e);
-			e = dist[bb & ((1u << DIST_BITS) - 1)];
-			if (E_KIND(e) == K_SUB) {
-				bb >>= DIST_BITS;
-				bc -= DIST_BITS;
-				e = dist[E_VAL(e) + (bb & ((1u << E_EXTRA(e)) - 1))];
-			}
+			e = lookup(dist, DIST_BITS, &bb, &bc);
 			bb >>= E_BITS(e);
 			bc -= E_BITS(e);
 			if (E_KIND(e) != K_DIST) {
