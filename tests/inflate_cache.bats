@@ -38,7 +38,8 @@ hold_cache() {
 	"$DOCDEX" get --inflate-cache 2M "$1" < hold.fifo > /dev/null 2> hold.err &
 	HOLDER=$!
 	exec 7> hold.fifo
-	wait_until '[ -n "$(caches)" ]'
+	# The cache whole: it is written under a .tmp name, then renamed.
+	wait_until '[ -n "$(caches)" ] && [ -z "$(caches | grep "\.tmp$")" ]'
 }
 
 release_cache() {
