@@ -510,12 +510,16 @@ static int zlib_step(dx_gzin *g, unsigned char *out, size_t room, size_t *n)
 	return g->raw && (g->z.data_type & 128) && !(g->z.data_type & 64) ? STEP_BOUNDARY : STEP_MORE;
 }
 
-/* docdex's inflater (inflate.h), for a member's data. */
+/* docdex's inflater (inflate.h), for a member's data.  It stops only at
+ * the boundaries where a point may be due: each stop costs it a copy of
+ * its history. */
 static int own_step(dx_gzin *g, unsigned char *out, size_t room, size_t *n)
 {
 	const unsigned char *in = g->z.next_in;
-	size_t avail = g->z.avail_in, left = room;
-	int r = dx__inflate_run(g->own, &in, &avail, &out, &left, g->in_eof, at_blocks(g));
+	size_t avail = g->z.avail_in, left = room, after = DX_INF_NO_STOP;
+	if (at_blocks(g))
+		after = g->uout - g->last_point >= g->span ? 0 : (size_t)(g->last_point + g->span - g->uout);
+	int r = dx__inflate_run(g->own, &in, &avail, &out, &left, g->in_eof, after);
 	g->z.next_in = (Bytef *)(uintptr_t)in;
 	g->z.avail_in = (uInt)avail;
 	*n = room - left;

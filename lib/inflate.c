@@ -2,14 +2,18 @@
  * inflate.c: docdex's own DEFLATE decoder (see inflate.h).
  *
  * Codes are decoded LSB first from a 64-bit bit buffer.  Where at least 8
- * input bytes and a longest match's room of output remain, each symbol
- * starts with a branch-free refill to 56 or more bits (enough for a
- * length, its extra bits, a distance and its extra bits, 48 at most) and
- * one lookup in a table indexed by the next 11 bits (8 for distances);
- * the rare longer codes go through a second-level table.  Near the end of
- * the input or of the output room, the same tables are read one symbol at
- * a time with every bit counted, so that the decoder can stop between
- * symbols and go on in the next call.
+ * input bytes and a longest match's room of output remain, the fast loop
+ * decodes without counting: a branch-free refill to 56 or more bits
+ * (enough for a length, its extra bits, a distance and its extra bits, 48
+ * at most) and one lookup in a table indexed by the next 11 bits (8 for
+ * distances) per symbol; the rare longer codes go through a second-level
+ * table.  Three things keep the chain from one table read to the next
+ * short: an entry drops its code and extra bits in one shift by its own
+ * low byte; the next symbol's entry is read before a match is copied; and
+ * up to three literals are decoded per refill.  Near the end of the input
+ * or of the output room, the same tables are read one symbol at a time
+ * with every bit counted, so that the decoder can stop between symbols
+ * and go on in the next call.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -37,15 +41,33 @@ enum {
 	ENDED = 16,        /* huffman(): the block's end-of-block code came */
 };
 
-/* A table entry: bits to drop (0-4), kind (5-7), extra bits or the size of
- * a second-level table in bits (8-11), value (16-31): a literal, a base
- * length or distance, or where the second-level table starts. */
-enum { K_BAD, K_LIT, K_LEN, K_EOB, K_SUB, K_DIST };
-#define E_BITS(e) ((e) & 31u)
-#define E_KIND(e) (((e) >> 5) & 7u)
-#define E_EXTRA(e) (((e) >> 8) & 15u)
+/*
+ * A table entry: the bits it drops (0-7): its code's length, and for a
+ * length or a distance its extra bits too, so that one shift takes both;
+ * the code's length again (8-11), where a length's or distance's extra bits
+ * start, or the size in bits of a second-level table; its kind (12-15; a
+ * literal and a link to a second level have a bit each, for the fast loop's
+ * tests); its value (16-31): a literal, a base length or distance, or where
+ * the second-level table starts.  The bits dropped sit alone in the low byte
+ * so that the fast loop shifts by the entry itself, one step less between a
+ * table read and the next.
+ */
+enum { K_BAD, K_LEN, K_EOB, K_DIST, K_SUB = 4, K_LIT = 8 };
+#define E_BITS(e) ((uint8_t)(e))
+#define E_CODE(e) (((e) >> 8) & 15u)
+#define E_KIND(e) (((e) >> 12) & 15u)
 #define E_VAL(e) ((e) >> 16)
-#define ENTRY(kind, extra, val) ((uint32_t)(kind) << 5 | (uint32_t)(extra) << 8 | (uint32_t)(val) << 16)
+#define F_LIT ((uint32_t)K_LIT << 12)
+#define F_SUB ((uint32_t)K_SUB << 12)
+#define ENTRY(kind, code, bits, val) \
+	((uint32_t)(bits) | (uint32_t)(code) << 8 | (uint32_t)(kind) << 12 | (uint32_t)(val) << 16)
+
+/* The extra bits of length or distance entry e, whose bits were the low
+ * ones of bb. */
+static inline unsigned extra_bits(uint64_t bb, uint32_t e)
+{
+	return (unsigned)((bb & ((UINT64_C(1) << E_BITS(e)) - 1)) >> E_CODE(e));
+}
 
 enum { M_HEAD, M_STORED, M_HUFF, M_DONE };
 
@@ -74,20 +96,24 @@ static const uint8_t dist_extra[30] = { 0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5
                                         6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13 };
 
 enum { T_CL, T_LIT, T_DIST };
+#define BAD ENTRY(K_BAD, 0, 0, 0) /* 0 */
 
-static uint32_t symbol_entry(int t, unsigned sym)
+/* The entry of symbol sym of a table of type t, whose code is len bits
+ * (within this level of the table). */
+static uint32_t symbol_entry(int t, unsigned sym, unsigned len)
 {
 	if (t == T_CL)
-		return ENTRY(K_LIT, 0, sym);
+		return ENTRY(K_LIT, len, len, sym);
 	if (t == T_DIST)
-		return sym < 30 ? ENTRY(K_DIST, dist_extra[sym], dist_base[sym]) : ENTRY(K_BAD, 0, 0);
+		return sym < 30 ? ENTRY(K_DIST, len, len + dist_extra[sym], dist_base[sym]) : BAD;
 	if (sym < 256)
-		return ENTRY(K_LIT, 0, sym);
+		return ENTRY(K_LIT, len, len, sym);
 	if (sym == 256)
-		return ENTRY(K_EOB, 0, 0);
+		return ENTRY(K_EOB, len, len, 0);
 	/* 286 and 287 have codes in the fixed code only, and mean nothing. */
-	return sym < 286 ? ENTRY(K_LEN, len_extra[sym - 257], len_base[sym - 257]) : ENTRY(K_BAD, 0, 0);
+	return sym < 286 ? ENTRY(K_LEN, len, len + len_extra[sym - 257], len_base[sym - 257]) : BAD;
 }
+
 
 /*
  * The decoding table of the canonical code of lens[0, n) (RFC 1951 3.2.2):
@@ -112,7 +138,7 @@ static int build(uint32_t *t, unsigned tbits, unsigned enough, const uint8_t *le
 			max = len;
 	}
 	unsigned size = 1u << tbits;
-	memset(t, 0, size * sizeof *t);
+	memset(t, 0, size * sizeof *t); /* BAD: the codes an incomplete code lacks */
 	if (max == 0)
 		return type == T_CL ? -1 : 0;
 	if (left > 0 && (type == T_CL || max != 1))
@@ -145,10 +171,10 @@ static int build(uint32_t *t, unsigned tbits, unsigned enough, const uint8_t *le
 		unsigned len = lens[sym], r = rev[sym];
 		if (!len)
 			continue;
-		uint32_t e = symbol_entry(type, sym);
 		if (len <= tbits) {
+			uint32_t e = symbol_entry(type, sym, len);
 			for (unsigned i = r; i < size; i += 1u << len)
-				t[i] = e | len;
+				t[i] = e;
 			continue;
 		}
 		uint32_t *p = &t[r & (size - 1)];
@@ -157,12 +183,13 @@ static int build(uint32_t *t, unsigned tbits, unsigned enough, const uint8_t *le
 			if (used + (1u << sub) > enough)
 				return -1; /* cannot happen for a code that passed the checks above */
 			memset(t + used, 0, (1u << sub) * sizeof *t);
-			*p = ENTRY(K_SUB, sub, used) | tbits;
+			*p = ENTRY(K_SUB, sub, tbits, used);
 			used += 1u << sub;
 		}
-		unsigned sub = E_EXTRA(*p), len2 = len - tbits;
+		unsigned sub = E_CODE(*p), len2 = len - tbits;
+		uint32_t e = symbol_entry(type, sym, len2);
 		for (unsigned i = r >> tbits; i < (1u << sub); i += 1u << len2)
-			t[E_VAL(*p) + i] = e | len2;
+			t[E_VAL(*p) + i] = e;
 	}
 	return 0;
 }
@@ -217,10 +244,11 @@ static void give_back(struct bits *b)
 	b->bb &= (1u << b->bc) - 1;
 }
 
-/* A symbol of table t (first level tbits), every bit counted: its entry
- * with its bits taken, or a K_BAD entry; *trunc set when the input ends
+/* A symbol of table t (first level tbits), every bit counted: its entry,
+ * its bits taken (a length's or distance's extra bits too) and *v the
+ * value they give; or a K_BAD entry; *trunc set when the input ends
  * inside it. */
-static uint32_t counted_symbol(struct bits *b, const uint32_t *t, unsigned tbits, int *trunc)
+static uint32_t counted_symbol(struct bits *b, const uint32_t *t, unsigned tbits, unsigned *v, int *trunc)
 {
 	uint32_t e = t[b->bb & ((1u << tbits) - 1)];
 	if (E_KIND(e) == K_SUB) {
@@ -229,7 +257,7 @@ static uint32_t counted_symbol(struct bits *b, const uint32_t *t, unsigned tbits
 			return 0;
 		}
 		take(b, tbits);
-		e = t[E_VAL(e) + (b->bb & ((1u << E_EXTRA(e)) - 1))];
+		e = t[E_VAL(e) + (b->bb & ((1u << E_CODE(e)) - 1))];
 	}
 	if (E_KIND(e) == K_BAD)
 		return e;
@@ -237,6 +265,7 @@ static uint32_t counted_symbol(struct bits *b, const uint32_t *t, unsigned tbits
 		*trunc = 1;
 		return 0;
 	}
+	*v = E_VAL(e) + extra_bits(b->bb, e);
 	take(b, E_BITS(e));
 	return e;
 }
@@ -263,11 +292,11 @@ static int dynamic(dx_inflate *s, struct bits *b)
 		return DX_INF_BAD;
 	for (unsigned n = 0; n < nlit + ndist;) {
 		int trunc = 0;
+		unsigned sym = 0, rep, val = 0;
 		need(b, CL_BITS);
-		uint32_t e = counted_symbol(b, cl, CL_BITS, &trunc);
+		counted_symbol(b, cl, CL_BITS, &sym, &trunc);
 		if (trunc)
 			return DX_INF_TRUNC;
-		unsigned sym = E_VAL(e), rep, val = 0;
 		if (sym < 16) {
 			lens[n++] = (uint8_t)sym;
 			continue;
@@ -320,32 +349,50 @@ static int header(dx_inflate *s, struct bits *b)
 	return rc;
 }
 
-/* Writes len bytes of the match at distance d, byte by byte, from the
- * window where it reaches before this call's output (out0). */
+/* Writes len bytes of the match at distance d, which starts before this
+ * call's output (out0): what lies in the window's ring, then the rest from
+ * this call's output, a byte at a time as it may overlap itself. */
 static unsigned char *copy_far(const dx_inflate *s, const unsigned char *out0, unsigned char *out, unsigned len,
                                unsigned d)
 {
-	for (; len; len--, out++) {
-		ptrdiff_t p = (out - out0) - (ptrdiff_t)d;
-		*out = p < 0 ? s->win[(s->wnext + WSIZE + (size_t)p) & (WSIZE - 1)] : out0[p];
+	size_t have = (size_t)(out - out0);
+	if (d > have) {
+		size_t back = d - have, n = len < back ? len : back;
+		size_t at = (s->wnext + WSIZE - back) & (WSIZE - 1);
+		size_t first = n < WSIZE - at ? n : WSIZE - at;
+		memcpy(out, s->win + at, first);
+		memcpy(out + first, s->win, n - first);
+		out += n;
+		len -= (unsigned)n;
 	}
+	for (; len; len--, out++)
+		*out = out[-(ptrdiff_t)d];
 	return out;
 }
 
-/* The entry of the code in the low bits of *bb, in table t (first level
- * tbits), with the first level's bits taken where it leads to a second:
- * the entry's own bits are left to take.  For the fast loop, which has
- * bits enough for any code. */
-static inline uint32_t lookup(const uint32_t *t, unsigned tbits, uint64_t *bb, unsigned *bc)
+/* Entry e of the first level of table t (tbits), or where it links to a
+ * second level, the entry there, the first level's bits taken: the entry's
+ * own bits are left to take.  For the fast loop, which has bits enough for
+ * any code. */
+static inline uint32_t second(const uint32_t *t, unsigned tbits, uint32_t e, uint64_t *bb, unsigned *bc)
 {
-	uint32_t e = t[*bb & ((1u << tbits) - 1)];
-	if (E_KIND(e) == K_SUB) {
+	if (e & F_SUB) {
 		*bb >>= tbits;
 		*bc -= tbits;
-		e = t[E_VAL(e) + (*bb & ((1u << E_EXTRA(e)) - 1))];
+		e = t[E_VAL(e) + (*bb & ((1u << E_CODE(e)) - 1))];
 	}
 	return e;
 }
+
+/* The fast loop's refill, branch-free: whole bytes up to 56 bits or more
+ * (8 bytes of input there). */
+#define REFILL()                            \
+	do {                                \
+		bb |= dx__le64(in) << bc;   \
+		in += (63 - bc) >> 3;       \
+		bc |= 56;                   \
+	} while (0)
+#define LIT_MASK ((1u << LIT_BITS) - 1)
 
 /* The symbols of a Huffman block, to its end (ENDED), or until the input or
  * the output room runs out (DX_INF_MORE), or an error. */
@@ -366,50 +413,67 @@ static int huffman(dx_inflate *s, struct bits *b, const unsigned char *out0, uns
 			goto out;
 	}
 	for (;;) {
-		/* Symbols decoded without counting: enough input for a refill,
-		 * enough room for a longest match. */
+		/*
+		 * Symbols decoded without counting: enough input for a refill,
+		 * enough room for a longest match.  Each turn starts with 56 or
+		 * more bits and the first-level entry of the next code already
+		 * read, as the turn before read it while it copied: a table
+		 * read waits only on the shift before it.
+		 */
+		uint32_t e = 0;
+		if (in_end - in >= 8) {
+			REFILL();
+			e = lit[bb & LIT_MASK];
+		}
 		while (in_end - in >= 8 && out_end - out >= FAST_ROOM) {
-			bb |= dx__le64(in) << bc;
-			in += (63 - bc) >> 3;
-			bc |= 56;
-			uint32_t e = lookup(lit, LIT_BITS, &bb, &bc);
-			bb >>= E_BITS(e);
-			bc -= E_BITS(e);
-			if (E_KIND(e) == K_LIT) {
-				*out++ = (unsigned char)E_VAL(e);
-				/* Two more literals fit in the bits left (41 or
-				 * more): most symbols of text are literals. */
-				e = lit[bb & ((1u << LIT_BITS) - 1)];
-				if (E_KIND(e) != K_LIT)
-					continue;
+			e = second(lit, LIT_BITS, e, &bb, &bc);
+			if (e & F_LIT) {
+				/* Up to two more literals, of 11 bits at most,
+				 * and the next entry: 15 + 11 + 11 bits of 56. */
 				bb >>= E_BITS(e);
 				bc -= E_BITS(e);
 				*out++ = (unsigned char)E_VAL(e);
-				e = lit[bb & ((1u << LIT_BITS) - 1)];
-				if (E_KIND(e) != K_LIT)
-					continue;
-				bb >>= E_BITS(e);
-				bc -= E_BITS(e);
-				*out++ = (unsigned char)E_VAL(e);
+				e = lit[bb & LIT_MASK];
+				if (e & F_LIT) {
+					bb >>= E_BITS(e);
+					bc -= E_BITS(e);
+					*out++ = (unsigned char)E_VAL(e);
+					e = lit[bb & LIT_MASK];
+					if (e & F_LIT) {
+						bb >>= E_BITS(e);
+						bc -= E_BITS(e);
+						*out++ = (unsigned char)E_VAL(e);
+						e = lit[bb & LIT_MASK];
+					}
+				}
+				REFILL();
 				continue;
 			}
+			unsigned len = E_VAL(e) + extra_bits(bb, e);
+			bb >>= E_BITS(e);
+			bc -= E_BITS(e);
 			if (E_KIND(e) != K_LEN) {
 				rc = E_KIND(e) == K_EOB ? ENDED : DX_INF_BAD;
 				goto out;
 			}
-			unsigned len = E_VAL(e) + (unsigned)(bb & ((1u << E_EXTRA(e)) - 1));
-			bb >>= E_EXTRA(e);
-			bc -= E_EXTRA(e);
-			e = lookup(dist, DIST_BITS, &bb, &bc);
+			e = second(dist, DIST_BITS, dist[bb & ((1u << DIST_BITS) - 1)], &bb, &bc);
+			unsigned d = E_VAL(e) + extra_bits(bb, e);
 			bb >>= E_BITS(e);
 			bc -= E_BITS(e);
 			if (E_KIND(e) != K_DIST) {
 				rc = DX_INF_BAD;
 				goto out;
 			}
-			unsigned d = E_VAL(e) + (unsigned)(bb & ((1u << E_EXTRA(e)) - 1));
-			bb >>= E_EXTRA(e);
-			bc -= E_EXTRA(e);
+			/* The next entry from the bits left where they are
+			 * enough (most often), so that its read and the
+			 * refill's wait on memory together. */
+			if (bc >= LIT_BITS) {
+				e = lit[bb & LIT_MASK];
+				REFILL();
+			} else {
+				REFILL();
+				e = lit[bb & LIT_MASK];
+			}
 			size_t have = (size_t)(out - out0);
 			if (d > have) {
 				if (d > have + s->whave) {
@@ -461,22 +525,12 @@ static int huffman(dx_inflate *s, struct bits *b, const unsigned char *out0, uns
 			goto out;
 		}
 		int trunc = 0;
-		uint32_t e = counted_symbol(&cb, lit, LIT_BITS, &trunc);
-		unsigned len = 0, d = 0;
+		unsigned len = 0, d = 0; /* len: a literal's byte, or a match's length */
+		e = counted_symbol(&cb, lit, LIT_BITS, &len, &trunc);
 		if (!trunc && E_KIND(e) == K_LEN) {
-			if (E_EXTRA(e) > cb.bc) {
-				trunc = 1;
-			} else {
-				len = E_VAL(e) + take(&cb, E_EXTRA(e));
-				uint32_t de = counted_symbol(&cb, dist, DIST_BITS, &trunc);
-				if (!trunc && E_KIND(de) != K_DIST) {
-					e = de; /* K_BAD */
-				} else if (!trunc && E_EXTRA(de) > cb.bc) {
-					trunc = 1;
-				} else if (!trunc) {
-					d = E_VAL(de) + take(&cb, E_EXTRA(de));
-				}
-			}
+			uint32_t de = counted_symbol(&cb, dist, DIST_BITS, &d, &trunc);
+			if (!trunc && E_KIND(de) != K_DIST)
+				e = de; /* K_BAD */
 		}
 		in = cb.in, bb = cb.bb, bc = cb.bc;
 		if (trunc) {
@@ -484,7 +538,7 @@ static int huffman(dx_inflate *s, struct bits *b, const unsigned char *out0, uns
 			goto out;
 		}
 		if (E_KIND(e) == K_LIT) {
-			*out++ = (unsigned char)E_VAL(e);
+			*out++ = (unsigned char)len;
 		} else if (E_KIND(e) == K_EOB) {
 			rc = ENDED;
 			goto out;
@@ -530,7 +584,7 @@ static void keep_history(dx_inflate *s, const unsigned char *out0, size_t n)
 }
 
 int dx__inflate_run(dx_inflate *s, const unsigned char **inp, size_t *avail_in, unsigned char **outp,
-                    size_t *avail_out, int final, int stop_at_block)
+                    size_t *avail_out, int final, size_t block_after)
 {
 	struct bits b = { *inp, *inp + *avail_in, s->bb, s->bc };
 	unsigned char *out0 = *outp, *out = out0, *out_end = out0 + *avail_out;
@@ -577,7 +631,7 @@ int dx__inflate_run(dx_inflate *s, const unsigned char **inp, size_t *avail_in, 
 			break;
 		}
 		s->mode = M_HEAD;
-		if (stop_at_block) {
+		if ((size_t)(out - out0) >= block_after) {
 			rc = DX_INF_BLOCK;
 			break;
 		}

@@ -43,11 +43,15 @@ void dx__inflate_reset(dx_inflate *s);
  * Decodes from *in (*avail_in bytes) into *out (*avail_out bytes), moving
  * all four on.  final: no input follows these bytes (else the decoder may
  * leave up to a few hundred bytes unread and ask for more: give them again,
- * followed by more).  stop_at_block: return DX_INF_BLOCK at each boundary
- * between blocks.  At DX_INF_END, *in is just past the stream's last byte.
+ * followed by more).  block_after: return DX_INF_BLOCK at the first
+ * boundary between blocks once this call has written that many bytes (0:
+ * at every boundary; DX_INF_NO_STOP: never).  A call that returns keeps the
+ * last 32 KiB written as its history: fewer, longer calls cost less.  At
+ * DX_INF_END, *in is just past the stream's last byte.
  */
+#define DX_INF_NO_STOP SIZE_MAX
 int dx__inflate_run(dx_inflate *s, const unsigned char **in, size_t *avail_in, unsigned char **out,
-                    size_t *avail_out, int final, int stop_at_block);
+                    size_t *avail_out, int final, size_t block_after);
 
 /* The bits of the stream that lie in the byte just before *in, unread:
  * 0 to 7, as zlib's data_type & 7 (an access point's `bits`). */

@@ -4,11 +4,12 @@
  * both must accept it (with the same output, ending at the same byte) or
  * both refuse it, and what both wrote before refusing must agree.  The
  * inflater is fed in pieces and given its output room in pieces, as the
- * gzip scan does, and stopped at every block boundary or never.
+ * gzip scan does, and stopped at every block boundary, at the first after
+ * some output, or never.
  *
  * Input: a control byte, then the DEFLATE data.  Control bits 0-2 choose
- * the size of the input pieces, 3-5 that of the output room, bit 6 stops
- * at block boundaries.  The seeds (tests/fuzz/seeds/inflate) are zlib's
+ * the size of the input pieces, 3-5 that of the output room, 6-7 where a
+ * call stops at a block boundary.  The seeds (tests/fuzz/seeds/inflate) are zlib's
  * output at several levels and strategies, over text, repeats and random
  * bytes, some cut short or with a flipped bit (tests/fuzz/make_inflate_seeds.py).
  */
@@ -24,6 +25,8 @@
 enum { LIMIT = 1 << 20 };
 
 static const size_t piece[8] = { 1, 3, 8, 64, 300, 4096, 65536, (size_t)-1 };
+/* Where a call may stop at a block boundary: after how many bytes out. */
+static const size_t stops[4] = { DX_INF_NO_STOP, 0, 1000, 65536 };
 
 /* zlib's raw inflate of data, all of it given at once: 1 at the stream's
  * end (*end: the bytes it used), 0 when it refused the data or it ended
@@ -58,7 +61,7 @@ static int own_inflate(const uint8_t *data, size_t size, unsigned ctl, unsigned 
 	if (!s)
 		abort();
 	size_t in_piece = piece[ctl & 7], out_piece = piece[(ctl >> 3) & 7];
-	int stop = (ctl >> 6) & 1;
+	size_t stop = stops[(ctl >> 6) & 3];
 	const unsigned char *in = data;
 	size_t given = size < in_piece ? size : in_piece, avail = given, produced = 0;
 	int res = 0;
@@ -66,6 +69,8 @@ static int own_inflate(const uint8_t *data, size_t size, unsigned ctl, unsigned 
 		unsigned char *o = out + produced;
 		size_t room = LIMIT - produced < out_piece ? LIMIT - produced : out_piece, left = room;
 		int r = dx__inflate_run(s, &in, &avail, &o, &left, given == size, stop);
+		if (r == DX_INF_BLOCK && room - left < stop)
+			abort(); /* stopped before it was asked to */
 		produced += room - left;
 		if (r == DX_INF_END) {
 			res = 1;

@@ -52,6 +52,9 @@ def main():
     for i, s in enumerate(streams):
         seeds.append(bytes([i * 37 & 0x7f]) + s)
         seeds.append(bytes([0x47]) + s)                    # whole pieces, stops at blocks
+    for s in streams[1], streams[10]:
+        seeds.append(bytes([0x80 | 0x3f]) + s)             # stops at a block after 1,000 bytes out
+        seeds.append(bytes([0xc0 | 0x25]) + s)             # after 65,536; input 4,096 and output 300 at a time
     # Damaged: cut short, a bit flipped, bytes after the end.
     for i, s in enumerate(streams[1:6]):
         seeds.append(bytes([i * 11 & 0x7f]) + s[:len(s) // 2])
