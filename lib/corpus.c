@@ -386,6 +386,11 @@ int dx_corpus_access(const dx_corpus *c)
 	return c->access;
 }
 
+int dx_corpus_in_memory(const dx_corpus *c)
+{
+	return c->access == DX_ACCESS_AUTO && c->warm;
+}
+
 int dx_corpus_set_inflate_cache(dx_corpus *c, uint64_t bytes, const char *dir, dx_err *err)
 {
 	/* One place for the default, for the commands and the Python package. */

@@ -359,6 +359,13 @@ DX_EXPORT DX_MUST_CHECK int dx_corpus_set_access(dx_corpus *c, int access, dx_er
 /* The access c was set to (DX_ACCESS_AUTO until dx_corpus_set_access). */
 DX_EXPORT int dx_corpus_access(const dx_corpus *c);
 
+/* Whether c reads through its mappings pages that it found in memory:
+ * under DX_ACCESS_AUTO, the last look at the pages of the records read (a
+ * few records every 1,024) found them there.  A read then waits on no disk,
+ * barring pages dropped since: a caller may hold a lock across a short one
+ * (the Python package keeps the GIL for one document). */
+DX_EXPORT int dx_corpus_in_memory(const dx_corpus *c);
+
 /*
  * Shares what c inflates from its gzip and BGZF sources with every other
  * process that reads them with a cache: each stretch between two access

@@ -414,9 +414,11 @@ static const char corpus_doc[] =
 	"Errors of the library (a missing file, a changed corpus, a damaged index,\n"
 	"a file cut short while open) raise docdex.Error.  A Corpus may be shared\n"
 	"by threads: calls on it take turns (a lock of its own), with the GIL let\n"
-	"go while the library reads.  A pickled Corpus opens its path again, so\n"
-	"each worker process gets a handle of its own; a Corpus inherited through\n"
-	"fork works too, as long as no thread was reading from it at the fork.";
+	"go while the library reads (but for one document of a plain corpus found\n"
+	"in memory, a read shorter than letting the GIL go and taking it back).\n"
+	"A pickled Corpus opens its path again, so each worker process gets a\n"
+	"handle of its own; a Corpus inherited through fork works too, as long as\n"
+	"no thread was reading from it at the fork.";
 
 PyTypeObject CorpusType = {
 	PyVarObject_HEAD_INIT(NULL, 0)

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "docdex.h"
 #include "unit.h"
@@ -233,6 +234,40 @@ static void stale(void)
 	CHECK(c == NULL && err.code == DX_ESYS && err.sys == ENOENT);
 }
 
+/* dx_corpus_in_memory: a plain corpus just written is found in memory once
+ * a read has looked at its pages, under DX_ACCESS_AUTO only; a gzip corpus
+ * never is (its pages are not what is read). */
+static void in_memory(void)
+{
+	char data[64 * 100 + 1], *p = data;
+	for (int i = 0; i < 100; i++)
+		p += sprintf(p, "m%d\t%055d\n", i, i);
+	unit_write("m.tsv", data, strlen(data));
+	gzFile gz = gzopen(path("m.tsv.gz"), "wb");
+	CHECK(gz != NULL && gzwrite(gz, data, (unsigned)strlen(data)) == (int)strlen(data));
+	gzclose(gz);
+	dx_build_opts o;
+	dx_build_opts_init(&o);
+	dx_err err = { 0 };
+	CHECK(build("m.tsv", &o, NULL, &err) == 0);
+	CHECK(build("m.tsv.gz", &o, NULL, &err) == 0);
+	const char *names[] = { "m.tsv", "m.tsv.gz" };
+	for (int gzipped = 0; gzipped < 2; gzipped++) {
+		dx_corpus *c = dx_corpus_open(path(names[gzipped]), &err);
+		CHECK(c != NULL);
+		if (!c)
+			return;
+		CHECK(!dx_corpus_in_memory(c)); /* nothing looked at yet */
+		dx_record rec;
+		CHECK(dx_corpus_record(c, 7, &rec, &err) == 0);
+		CHECK_EQ(dx_corpus_in_memory(c), !gzipped);
+		CHECK(dx_corpus_set_access(c, DX_ACCESS_MMAP, &err) == 0);
+		CHECK(dx_corpus_record(c, 8, &rec, &err) == 0);
+		CHECK(!dx_corpus_in_memory(c));
+		dx_corpus_close(c);
+	}
+}
+
 int main(void)
 {
 	CHECK(unit_mkdir());
@@ -242,6 +277,7 @@ int main(void)
 	long_record();
 	damage();
 	stale();
+	in_memory();
 	CHECK(unit_rmdir());
 	UNIT_DONE();
 }
