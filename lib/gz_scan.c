@@ -481,6 +481,13 @@ static int at_blocks(const dx_gzin *g)
 	return g->span && g->kind == DX_SOURCE_GZIP;
 }
 
+/* Output still to come before a point is due at the next block boundary:
+ * 0 once a span has passed since the last point. */
+static uint64_t point_due_in(const dx_gzin *g)
+{
+	return g->uout - g->last_point >= g->span ? 0 : g->last_point + g->span - g->uout;
+}
+
 /* zlib, for the member's header, and for its data under DOCDEX_CODEC=zlib
  * (with Z_BLOCK, it stops after the header and at block boundaries). */
 static int zlib_step(dx_gzin *g, unsigned char *out, size_t room, size_t *n)
@@ -516,9 +523,8 @@ static int zlib_step(dx_gzin *g, unsigned char *out, size_t room, size_t *n)
 static int own_step(dx_gzin *g, unsigned char *out, size_t room, size_t *n)
 {
 	const unsigned char *in = g->z.next_in;
-	size_t avail = g->z.avail_in, left = room, after = DX_INF_NO_STOP;
-	if (at_blocks(g))
-		after = g->uout - g->last_point >= g->span ? 0 : (size_t)(g->last_point + g->span - g->uout);
+	size_t avail = g->z.avail_in, left = room;
+	size_t after = at_blocks(g) ? (size_t)point_due_in(g) : DX_INF_NO_STOP;
 	int r = dx__inflate_run(g->own, &in, &avail, &out, &left, g->in_eof, after);
 	g->z.next_in = (Bytef *)(uintptr_t)in;
 	g->z.avail_in = (uInt)avail;
@@ -597,7 +603,7 @@ int64_t dx__gzin_read(dx_gzin *g, char *outc, size_t cap, dx_err *err)
 		if (g->pend && (g->pend->after_len == DDX_WINDOW || g->at_member))
 			finish_point(g);
 		/* A block boundary that is not the member's end, a span after the last point. */
-		if (r == STEP_BOUNDARY && at_blocks(g) && !g->pend && g->uout - g->last_point >= g->span &&
+		if (r == STEP_BOUNDARY && at_blocks(g) && !g->pend && point_due_in(g) == 0 &&
 		    (rc = start_point(g, out, produced, err)) < 0)
 			return rc;
 	}

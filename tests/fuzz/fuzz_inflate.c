@@ -9,9 +9,10 @@
  *
  * Input: a control byte, then the DEFLATE data.  Control bits 0-2 choose
  * the size of the input pieces, 3-5 that of the output room, 6-7 where a
- * call stops at a block boundary.  The seeds (tests/fuzz/seeds/inflate) are zlib's
- * output at several levels and strategies, over text, repeats and random
- * bytes, some cut short or with a flipped bit (tests/fuzz/make_inflate_seeds.py).
+ * call stops at a block boundary.  The seeds (tests/fuzz/seeds/inflate)
+ * are zlib's output at several levels and strategies, over text, repeats
+ * and random bytes, some cut short or with a flipped bit
+ * (tests/fuzz/make_inflate_seeds.py).
  */
 #include <stdio.h>
 #include <stdlib.h>
