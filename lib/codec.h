@@ -4,10 +4,12 @@
  * elsewhere; zlib stays the reference.  Streams are zlib's (members read
  * from their headers) but for the gzip scan's, which docdex's own inflater
  * serves (inflate.h), and the raw stream from an access point, which ISA-L
- * serves where the build has it.  A BGZF block is inflated whole only by
- * libdeflate: zlib streams it, and stops where the reader needs no more
- * (half a block on average; inflating whole blocks with zlib took twice as
- * long for random records).  In a build with libdeflate the
+ * serves where the build has it.  A BGZF block is inflated whole by
+ * libdeflate when a reader comes to it from the block before (reading in
+ * sequence), and by docdex's decoder only as far as the reader needs when
+ * it jumps to it (half a block on average for a random record: a quarter
+ * less time a record than libdeflate's whole block); zlib streams it, and
+ * stops likewise, under DOCDEX_CODEC=zlib.  In a build with libdeflate the
  * environment variable DOCDEX_CODEC=zlib, read once per process, makes
  * zlib serve everything: to compare the two, and to test zlib's path.
  * What is read back is the same byte for byte whichever serves; what the

@@ -128,11 +128,23 @@ typedef struct dx_gzsrc {
 	unsigned char *window;    /* DDX_WINDOW, a point's window decompressed */
 	unsigned char *skip;      /* output that is not wanted */
 	dx_buf out;               /* the bytes asked for last: [cur - out.len, cur) */
-	/* A member that is a BGZF block is inflated whole where libdeflate
-	 * serves (codec.h; blocks is NULL elsewhere): */
-	struct dx_inflater *blocks;
+	/* A member that is a BGZF block is inflated into blk: by docdex's
+	 * decoder (inflate.h) as far as the reads ask, or whole by libdeflate
+	 * when come to in sequence (codec.h; whole is NULL where it does not
+	 * serve).  Under DOCDEX_CODEC=zlib own is NULL too, and z streams it. */
+	struct dx_inflate *own;
+	struct dx_inflater *whole;
 	unsigned char *blk;       /* its content, up to 64 KiB */
-	size_t blk_len, blk_pos;  /* its size, and where the next byte is */
+	size_t blk_size;          /* its size, from its trailer */
+	size_t blk_len, blk_pos;  /* the bytes inflated, and where the next is */
+	const unsigned char *blk_in; /* its deflate data not yet read (in in),
+	                              * NULL once inflated to its end */
+	size_t blk_in_len;
+	uint32_t blk_crc;         /* its CRC, from its trailer */
+	uint64_t blk_at;          /* its file offset */
+	uint64_t blk_read;        /* the read that began inflating it */
+	uint64_t reads;           /* reads so far (dx__gzsrc_read calls) */
+	uint64_t read_end;        /* where the read under way ends */
 	uint64_t blk_next;        /* the file offset of the member after it */
 	int in_block;             /* output comes from blk, not from z */
 	/* The raw stream from an access point is run by ISA-L where it serves

@@ -4,8 +4,11 @@
  * bits and window, then run forward; the next read goes on from there when
  * its bytes come later before another point would be nearer.  A member
  * that is a BGZF block (its "BC" extra field gives its size, at most 64
- * KiB) is read in one pread and inflated whole instead where libdeflate
- * serves (codec.h), its CRC checked, and the member after it likewise.
+ * KiB) is read in one pread instead: jumped to, it is inflated by
+ * docdex's decoder (inflate.h) only as far as the reads ask (a random
+ * record needs half a block on average); come to in sequence, whole by
+ * libdeflate where it serves (codec.h).  Its CRC is checked once it is
+ * inflated to its end.  The member after it likewise.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,6 +22,8 @@
 #include "gz.h"
 #include "gzcache.h"
 #include "hash.h"
+#include "inflate.h"
+#include "le.h"
 
 enum { IN_SIZE = DX_BGZF_MAX, SKIP_SIZE = 1 << 16 };
 
@@ -38,10 +43,12 @@ int dx__gzsrc_open(dx_gzsrc *g, int fd, const char *path, uint64_t csize, uint64
 	g->in = malloc(IN_SIZE);
 	g->window = malloc(DDX_WINDOW);
 	g->skip = malloc(SKIP_SIZE);
-	g->blocks = dx__inflater_new();
-	g->blk = g->blocks ? malloc(DX_BGZF_MAX) : NULL;
+	g->own = dx__own_inflate_on() ? dx__inflate_new() : NULL;
+	g->whole = dx__inflater_new();
+	g->blk = g->own ? malloc(DX_BGZF_MAX) : NULL;
 	g->fast = dx__raw_new();
-	if (!g->in || !g->window || !g->skip || (dx__libdeflate_on() && !(g->blocks && g->blk)) ||
+	if (!g->in || !g->window || !g->skip || (dx__own_inflate_on() && !(g->own && g->blk)) ||
+	    (dx__libdeflate_on() && !g->whole) ||
 	    (dx__isal_on() && !g->fast) ||
 	    inflateInit2(&g->z, -15) != Z_OK) {
 		dx__gzsrc_close(g);
@@ -59,12 +66,27 @@ void dx__gzsrc_close(dx_gzsrc *g)
 	free(g->window);
 	free(g->skip);
 	free(g->blk);
-	dx__inflater_free(g->blocks);
+	dx__inflate_free(g->own);
+	dx__inflater_free(g->whole);
 	dx__raw_free(g->fast);
 	dx__buf_free(&g->out);
 	dx__gzcache_close(g->cache);
 	dx__buf_free(&g->cached);
 	memset(g, 0, sizeof *g);
+}
+
+static int block_corrupt(dx_gzsrc *g, uint64_t off, dx_err *err)
+{
+	g->in_block = 0;
+	return dx__fail(err, DX_EFORMAT, 0, g->path, "corrupt gzip data near compressed byte %llu",
+	                (unsigned long long)off);
+}
+
+static int bad_crc(dx_gzsrc *g, dx_err *err)
+{
+	g->in_block = 0;
+	return dx__fail(err, DX_EFORMAT, 0, g->path, "gzip CRC mismatch at compressed byte %llu",
+	                (unsigned long long)(g->blk_next - DX_BGZF_TRAILER));
 }
 
 static int damaged(dx_gzsrc *g, dx_err *err, const char *what)
@@ -88,12 +110,30 @@ static int load(dx_gzsrc *g, uint64_t off, dx_err *err)
 	return 0;
 }
 
-/* Reads the member at file offset off as a BGZF block, inflated whole into
- * g->blk: 1, or 0 when it is not one (another gzip member, or the end of
- * the file: the stream takes it), or an error. */
-static int block_at(dx_gzsrc *g, uint64_t off, dx_err *err)
+/* Inflates the block whole with libdeflate, and checks its CRC: 0, or an
+ * error. */
+static int block_whole(dx_gzsrc *g, dx_err *err)
 {
-	if (!g->blocks || off >= g->csize)
+	int64_t isize = dx__bgzf_unpack(g->whole, g->in, (size_t)(g->blk_next - g->blk_at), g->blk);
+	if (isize == DX_BGZF_CORRUPT)
+		return block_corrupt(g, g->blk_at, err);
+	if (isize == DX_BGZF_BAD_CRC)
+		return bad_crc(g, err);
+	g->blk_len = (size_t)isize;
+	g->inflated += (uint64_t)isize;
+	g->blk_in = NULL;
+	return 0;
+}
+
+/* Reads the member at file offset off as a BGZF block into g->blk: 1, or 0
+ * when it is not one (another gzip member, or the end of the file: the
+ * stream takes it), or an error.  A block come to in sequence, from the one
+ * before, is inflated whole by libdeflate where it serves (codec.h; docdex's
+ * decoder takes 1.4 times as long a byte); one jumped to is inflated as far
+ * as the reads ask. */
+static int block_at(dx_gzsrc *g, uint64_t off, int in_sequence, dx_err *err)
+{
+	if (!g->own || off >= g->csize)
 		return 0;
 	size_t want = g->csize - off < DX_BGZF_MAX ? (size_t)(g->csize - off) : DX_BGZF_MAX;
 	if (want < DX_BGZF_HEADER + DX_BGZF_TRAILER)
@@ -108,26 +148,60 @@ static int block_at(dx_gzsrc *g, uint64_t off, dx_err *err)
 		return damaged(g, err, "BGZF block past the end of the file");
 	if (dx__pread_source(g->fd, g->path, b + DX_BGZF_HEADER, total - DX_BGZF_HEADER, off + DX_BGZF_HEADER, err) < 0)
 		return err->code;
-	int64_t isize = dx__bgzf_unpack(g->blocks, b, total, g->blk);
-	if (isize == DX_BGZF_CORRUPT)
-		return dx__fail(err, DX_EFORMAT, 0, g->path, "corrupt gzip data near compressed byte %llu",
-		                (unsigned long long)off);
-	if (isize == DX_BGZF_BAD_CRC)
-		return dx__fail(err, DX_EFORMAT, 0, g->path, "gzip CRC mismatch at compressed byte %llu",
-		                (unsigned long long)(off + total - 8));
-	g->blk_len = (size_t)isize;
-	g->inflated += (uint64_t)isize;
-	g->blk_pos = 0;
+	g->blk_size = dx__le32(b + total - 4);
+	g->blk_crc = dx__le32(b + total - 8);
+	if (g->blk_size > DX_BGZF_MAX)
+		return block_corrupt(g, off, err);
+	g->blk_len = g->blk_pos = 0;
+	g->blk_at = off;
+	g->blk_read = g->reads;
 	g->blk_next = off + total;
 	g->in_block = 1;
+	dx__inflate_reset(g->own);
+	g->blk_in = b + DX_BGZF_HEADER;
+	g->blk_in_len = total - DX_BGZF_HEADER - DX_BGZF_TRAILER;
+	if (in_sequence && g->whole && block_whole(g, err) < 0)
+		return err->code;
 	return 1;
 }
 
-/* The member at file offset off: a BGZF block inflated whole, or else
- * streamed through z from its header. */
-static int member_at(dx_gzsrc *g, uint64_t off, dx_err *err)
+/* Inflates the block on to at least its byte upto (at most its size); at
+ * its end, checks that it came to the size and CRC its trailer gives.
+ * 0, or an error. */
+static int block_inflate(dx_gzsrc *g, size_t upto, dx_err *err)
 {
-	int r = block_at(g, off, err);
+	if (g->blk_len == 0 && upto >= g->blk_size && g->whole)
+		return block_whole(g, err);
+	unsigned char *out = g->blk + g->blk_len;
+	size_t room = (upto < g->blk_size ? upto : g->blk_size) - g->blk_len;
+	int r = dx__inflate_run(g->own, &g->blk_in, &g->blk_in_len, &out, &room, 1, DX_INF_NO_STOP);
+	size_t got = (size_t)(out - (g->blk + g->blk_len));
+	g->blk_len += got;
+	g->inflated += got;
+	/* Its last byte out, the stream must end there: a call with room for
+	 * one byte more says whether it does. */
+	if (r == DX_INF_MORE && g->blk_len == g->blk_size) {
+		unsigned char extra, *x = &extra;
+		size_t one = 1;
+		r = dx__inflate_run(g->own, &g->blk_in, &g->blk_in_len, &x, &one, 1, DX_INF_NO_STOP);
+		if (one == 0)
+			return block_corrupt(g, g->blk_at, err);
+	}
+	if (r == DX_INF_MORE && got)
+		return 0;
+	if (r != DX_INF_END || g->blk_len != g->blk_size || g->blk_in_len != 0)
+		return block_corrupt(g, g->blk_at, err);
+	if (dx__crc32(0, g->blk, g->blk_size) != g->blk_crc)
+		return bad_crc(g, err);
+	g->blk_in = NULL; /* inflated to its end, and checked */
+	return 0;
+}
+
+/* The member at file offset off, come to from the one before or jumped to:
+ * a BGZF block, or else streamed through z from its header. */
+static int member_at(dx_gzsrc *g, uint64_t off, int in_sequence, dx_err *err)
+{
+	int r = block_at(g, off, in_sequence, err);
 	if (r != 0)
 		return r < 0 ? r : 0;
 	g->in_block = 0;
@@ -165,7 +239,7 @@ static int start_at(dx_gzsrc *g, uint64_t i, dx_err *err)
 	if (p->flags & DDX_POINT_MEMBER) {
 		/* A member from its header: zlib reads the header and checks the
 		 * CRC, or the member is a BGZF block. */
-		if (member_at(g, p->coff, err) < 0)
+		if (member_at(g, p->coff, 0, err) < 0)
 			return err->code;
 	} else {
 		/* The window first, through the same stream. */
@@ -219,17 +293,29 @@ static int next_member(dx_gzsrc *g, dx_err *err)
 		at = at - dx__raw_unused(g->fast) + 8;
 	else if (g->raw)
 		at = at - dx__zlib_unused_bytes(&g->z) + 8;
-	return member_at(g, at, err);
+	return member_at(g, at, 1, err);
 }
 
 /* Takes up to n bytes of the block (into dst unless NULL); at its end, moves
  * to the member after it.  The bytes taken, or an error. */
 static int64_t from_block(dx_gzsrc *g, unsigned char *dst, uint64_t n, dx_err *err)
 {
+	if (g->blk_pos == g->blk_len && g->blk_in) {
+		/* As far as the read under way ends, in one call (its skip and
+		 * its bytes together): each call's return costs a copy of the
+		 * history.  A block that a later read comes back to is being
+		 * read in sequence: the rest of it then, in one call more. */
+		uint64_t need = g->read_end > g->cur ? g->read_end - g->cur : n;
+		size_t upto = g->blk_read == g->reads && need < g->blk_size - g->blk_pos
+		                      ? g->blk_pos + (size_t)need
+		                      : g->blk_size;
+		if (block_inflate(g, upto, err) < 0)
+			return err->code;
+	}
 	if (g->blk_pos == g->blk_len) {
 		if (g->blk_next >= g->csize)
 			return damaged(g, err, "record past the end of the compressed data");
-		return member_at(g, g->blk_next, err) < 0 ? err->code : 0;
+		return member_at(g, g->blk_next, 1, err) < 0 ? err->code : 0;
 	}
 	size_t step = g->blk_len - g->blk_pos < n ? g->blk_len - g->blk_pos : (size_t)n;
 	if (dst)
@@ -315,6 +401,8 @@ static int pump(dx_gzsrc *g, unsigned char *dst, uint64_t n, dx_err *err)
 
 static int read_direct(dx_gzsrc *g, uint64_t off, uint64_t len, const char **data, dx_err *err)
 {
+	g->reads++;
+	g->read_end = off + len;
 	uint64_t i = point_for(g, off);
 	/* The last read's end may be this one's start (a record is read with
 	 * the bytes after it, where the next record starts): those are kept,

@@ -114,6 +114,16 @@ static uint32_t symbol_entry(int t, unsigned sym, unsigned len)
 	return sym < 286 ? ENTRY(K_LEN, len, len + len_extra[sym - 257], len_base[sym - 257]) : BAD;
 }
 
+/* Each byte with its bits in reverse order. */
+static const uint8_t reversed[256] = {
+#define R2(n) n, n + 128, n + 64, n + 192
+#define R4(n) R2(n), R2(n + 32), R2(n + 16), R2(n + 48)
+#define R6(n) R4(n), R4(n + 8), R4(n + 4), R4(n + 12)
+	R6(0), R6(2), R6(1), R6(3)
+#undef R2
+#undef R4
+#undef R6
+};
 
 /*
  * The decoding table of the canonical code of lens[0, n) (RFC 1951 3.2.2):
@@ -138,7 +148,10 @@ static int build(uint32_t *t, unsigned tbits, unsigned enough, const uint8_t *le
 			max = len;
 	}
 	unsigned size = 1u << tbits;
-	memset(t, 0, size * sizeof *t); /* BAD: the codes an incomplete code lacks */
+	/* BAD for the codes an incomplete code lacks; a complete code fills
+	 * every entry itself. */
+	if (left > 0)
+		memset(t, 0, size * sizeof *t);
 	if (max == 0)
 		return type == T_CL ? -1 : 0;
 	if (left > 0 && (type == T_CL || max != 1))
@@ -151,22 +164,37 @@ static int build(uint32_t *t, unsigned tbits, unsigned enough, const uint8_t *le
 	}
 	/* Codes reversed (they are sent from their high bit), and the longest
 	 * code under each first-level prefix, which sizes its second level. */
-	uint16_t rev[288];
+	uint16_t rev[288], prefixes[288];
 	uint8_t longest[1u << LIT_BITS];
+	unsigned nprefix = 0;
 	if (max > tbits)
 		memset(longest, 0, size);
 	for (unsigned sym = 0; sym < n; sym++) {
 		unsigned len = lens[sym];
 		if (!len)
 			continue;
-		unsigned c = next[len]++, r = 0;
-		for (unsigned b = 0; b < len; b++, c >>= 1)
-			r = r << 1 | (c & 1);
+		unsigned c = next[len]++;
+		unsigned r = (unsigned)(reversed[c & 0xff] << 8 | reversed[c >> 8]) >> (16 - len);
 		rev[sym] = (uint16_t)r;
-		if (len > tbits && len > longest[r & (size - 1)])
-			longest[r & (size - 1)] = (uint8_t)len;
+		if (len > tbits) {
+			unsigned pre = r & (size - 1);
+			if (!longest[pre])
+				prefixes[nprefix++] = (uint16_t)pre;
+			if (len > longest[pre])
+				longest[pre] = (uint8_t)len;
+		}
 	}
+	/* The second levels, laid out before the symbols go in: the entries
+	 * that link to them are not cleared beforehand.  (Codes longer than
+	 * tbits are complete: an incomplete code has one code of one bit.) */
 	unsigned used = size;
+	for (unsigned k = 0; k < nprefix; k++) {
+		unsigned pre = prefixes[k], sub = longest[pre] - tbits;
+		if (used + (1u << sub) > enough)
+			return -1; /* cannot happen for a code that passed the checks above */
+		t[pre] = ENTRY(K_SUB, sub, tbits, used);
+		used += 1u << sub;
+	}
 	for (unsigned sym = 0; sym < n; sym++) {
 		unsigned len = lens[sym], r = rev[sym];
 		if (!len)
@@ -177,15 +205,7 @@ static int build(uint32_t *t, unsigned tbits, unsigned enough, const uint8_t *le
 				t[i] = e;
 			continue;
 		}
-		uint32_t *p = &t[r & (size - 1)];
-		if (E_KIND(*p) != K_SUB) {
-			unsigned sub = longest[r & (size - 1)] - tbits;
-			if (used + (1u << sub) > enough)
-				return -1; /* cannot happen for a code that passed the checks above */
-			memset(t + used, 0, (1u << sub) * sizeof *t);
-			*p = ENTRY(K_SUB, sub, tbits, used);
-			used += 1u << sub;
-		}
+		const uint32_t *p = &t[r & (size - 1)];
 		unsigned sub = E_CODE(*p), len2 = len - tbits;
 		uint32_t e = symbol_entry(type, sym, len2);
 		for (unsigned i = r >> tbits; i < (1u << sub); i += 1u << len2)

@@ -1,6 +1,6 @@
 /*
- * inflate.h: docdex's own DEFLATE decoder (RFC 1951), for the gzip scan
- * (internal).
+ * inflate.h: docdex's own DEFLATE decoder (RFC 1951), for the gzip scan,
+ * and for BGZF blocks read in part (gz_read.c) (internal).
  *
  * The scan must stop at deflate block boundaries to lay access points;
  * zlib can (Z_BLOCK) but inflates at about a third of the speed of the
