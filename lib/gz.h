@@ -76,7 +76,7 @@ typedef struct dx_gzin {
 	                             data is inflated raw, and the CRC-32 and length
 	                             are checked here (libdeflate's CRC, where it
 	                             serves, is several times zlib's speed) */
-	uint32_t crc, isize;      /* of the member's data so far */
+	uint32_t isize;           /* of the member's data so far */
 	int ended;                /* nothing follows the last member */
 	uint64_t uout;            /* uncompressed bytes produced */
 	uint64_t member_u;        /* uncompressed offset of the current member */
@@ -94,6 +94,18 @@ typedef struct dx_gzin {
 	unsigned char ring[DDX_WINDOW]; /* the last output */
 	size_t ring_len;
 	struct gz_job *pend;      /* a point waiting for the output after it */
+	/* The members' CRC-32s are checked by the thread that takes the
+	 * output too (dx__gzin_check): the inflating thread queues where each
+	 * member's data ends and the CRC its trailer gives (6% of its time
+	 * went to the CRC).  An error met after a member's end in one read
+	 * waits for the next read, so that the bytes up to that end are
+	 * checked first, and a CRC mismatch is told before what follows it. */
+	struct gz_crc *crcs;      /* queued, under jobs_lock: [crc_head, ncrc) */
+	size_t ncrc, crc_cap, crc_head;
+	uint64_t crc_upos;        /* output bytes checked so far */
+	uint32_t crc_run;         /* CRC-32 of the member's bytes checked so far */
+	int deferred;             /* an error kept for the next read, in deferred_err */
+	dx_err deferred_err;
 	unsigned char *scratch;   /* 3 * DDX_WINDOW for window trials (settling) */
 	char warning[256];        /* set when garbage follows the last member */
 } dx_gzin;
@@ -102,6 +114,11 @@ typedef struct dx_gzin {
 int dx__gzin_open(dx_gzin *g, int fd, const char *path, int kind, uint64_t span, dx_err *err);
 /* Reads up to cap uncompressed bytes: the count, 0 at the end, or an error. */
 int64_t dx__gzin_read(dx_gzin *g, char *out, size_t cap, dx_err *err);
+/* Checks the members' CRC-32s over the next n bytes that dx__gzin_read
+ * gave (p, in order; n 0 at the end): 0, or an error.  In the thread that
+ * takes the output, before it reads those bytes, at the same time as
+ * dx__gzin_read runs in another. */
+int dx__gzin_check(dx_gzin *g, const char *p, size_t n, dx_err *err);
 /* Stores the points queued so far into points and windows, in order: 0,
  * or an error.  May run in another thread than dx__gzin_read, at the same
  * time; once more after the last read, before points is taken. */

@@ -32,6 +32,14 @@ struct gz_job {
 	size_t after_len;
 };
 
+/* A member's end, queued for dx__gzin_check: where its data ends in the
+ * output, the CRC-32 its trailer gives, and that field's offset in the file. */
+struct gz_crc {
+	uint64_t uend;
+	uint32_t crc;
+	uint64_t field;
+};
+
 static void job_free(struct gz_job *j)
 {
 	if (j)
@@ -109,6 +117,7 @@ void dx__gzin_close(dx_gzin *g)
 		job_free(j);
 	}
 	job_free(g->pend);
+	free(g->crcs);
 	pthread_mutex_destroy(&g->jobs_lock);
 	inflateEnd(&g->z);
 	inflateEnd(&g->zw);
@@ -373,10 +382,66 @@ static void remember(dx_gzin *g, const unsigned char *out, size_t n)
 	g->ring_len = keep + n;
 }
 
+/* Queues the CRC-32 of the member whose data ends here (the trailer's,
+ * at next_in) for dx__gzin_check: 0, or an error. */
+static int queue_crc(dx_gzin *g, dx_err *err)
+{
+	struct gz_crc c = { .uend = g->uout, .crc = dx__le32(g->z.next_in), .field = cpos(g) };
+	int rc = 0;
+	pthread_mutex_lock(&g->jobs_lock);
+	if (g->crc_head == g->ncrc)
+		g->crc_head = g->ncrc = 0;
+	if (g->ncrc == g->crc_cap) {
+		size_t cap = g->crc_cap ? 2 * g->crc_cap : 64;
+		struct gz_crc *p = realloc(g->crcs, cap * sizeof *p);
+		if (p) {
+			g->crcs = p;
+			g->crc_cap = cap;
+		}
+	}
+	if (g->ncrc < g->crc_cap)
+		g->crcs[g->ncrc++] = c;
+	else
+		rc = dx__fail_nomem(err);
+	pthread_mutex_unlock(&g->jobs_lock);
+	return rc;
+}
+
+int dx__gzin_check(dx_gzin *g, const char *p, size_t n, dx_err *err)
+{
+	for (;;) {
+		pthread_mutex_lock(&g->jobs_lock);
+		struct gz_crc c = { .uend = UINT64_MAX };
+		if (g->crc_head < g->ncrc)
+			c = g->crcs[g->crc_head];
+		pthread_mutex_unlock(&g->jobs_lock);
+		if (c.uend > g->crc_upos + n)
+			break;
+		size_t k = (size_t)(c.uend - g->crc_upos);
+		g->crc_run = dx__crc32(g->crc_run, p, k);
+		p += k;
+		n -= k;
+		g->crc_upos += k;
+		if (g->crc_run != c.crc)
+			return dx__fail(err, DX_EFORMAT, 0, g->path, "gzip CRC mismatch at compressed byte %llu",
+			                (unsigned long long)c.field);
+		g->crc_run = 0;
+		pthread_mutex_lock(&g->jobs_lock);
+		g->crc_head++;
+		pthread_mutex_unlock(&g->jobs_lock);
+	}
+	if (n)
+		g->crc_run = dx__crc32(g->crc_run, p, n);
+	g->crc_upos += n;
+	return 0;
+}
+
 /* After a member's DEFLATE data, inflated raw: its trailer, the CRC-32
- * and the length of its data, checked and passed.  A mismatch is named at
- * the field's own offset, as the random reader names a BGZF block's. */
-static int trailer(dx_gzin *g, dx_err *err)
+ * (queued for dx__gzin_check; *member_end then set to produced, the bytes
+ * of this read up to the member's end) and the length of its data,
+ * checked and passed.  A mismatch is named at the field's own offset, as
+ * the random reader names a BGZF block's. */
+static int trailer(dx_gzin *g, size_t produced, size_t *member_end, dx_err *err)
 {
 	/* Bytes zlib took but did not use are still in the buffer, just
 	 * before next_in (docdex's inflater stops at the stream's end). */
@@ -390,8 +455,9 @@ static int trailer(dx_gzin *g, dx_err *err)
 		g->z.avail_in = 0;
 		return gz_error(g, err, "truncated gzip file, it ends inside a member");
 	}
-	if (dx__le32(g->z.next_in) != g->crc)
-		return gz_error(g, err, "gzip CRC mismatch");
+	if (queue_crc(g, err) < 0)
+		return err->code;
+	*member_end = produced;
 	g->z.next_in += 4;
 	g->z.avail_in -= 4;
 	if (dx__le32(g->z.next_in) != g->isize)
@@ -443,23 +509,24 @@ static int whole_block(dx_gzin *g, unsigned char *out, size_t *n, dx_err *err)
 	size_t total = dx__bgzf_block_size(b, g->z.avail_in);
 	if (!total || total > g->z.avail_in)
 		return 0;
-	if (dx__le32(b + total - 4) > DX_BGZF_MAX)
+	uint32_t isize = dx__le32(b + total - 4);
+	if (isize > DX_BGZF_MAX)
 		return 0;
 	g->member_u = g->uout;
 	if (g->span && member_point(g, err) < 0)
 		return err->code;
-	int64_t isize = dx__bgzf_unpack(g->blocks, b, total, out);
-	if (isize == DX_BGZF_CORRUPT)
+	if (dx__inflate_whole(g->blocks, b + DX_BGZF_HEADER, total - DX_BGZF_HEADER - DX_BGZF_TRAILER, out,
+	                      isize) < 0)
 		return gz_error(g, err, "corrupt gzip data");
-	/* At the CRC, to name its offset. */
+	g->uout += isize;
+	/* Its CRC, for dx__gzin_check, named at its own offset. */
 	g->z.next_in += total - 8;
 	g->z.avail_in -= (uInt)(total - 8);
-	if (isize == DX_BGZF_BAD_CRC)
-		return gz_error(g, err, "gzip CRC mismatch");
+	if (queue_crc(g, err) < 0)
+		return err->code;
 	g->z.next_in += 8;
 	g->z.avail_in -= 8;
-	g->uout += (uint64_t)isize;
-	*n = (size_t)isize;
+	*n = isize;
 	return 1;
 }
 
@@ -503,7 +570,7 @@ static int zlib_step(dx_gzin *g, unsigned char *out, size_t room, size_t *n)
 		if (g->own)
 			dx__inflate_reset(g->own);
 		g->raw = 1;
-		g->crc = g->isize = 0;
+		g->isize = 0;
 		return STEP_HEADER;
 	}
 	if (r == Z_STREAM_END)
@@ -545,9 +612,10 @@ static int own_step(dx_gzin *g, unsigned char *out, size_t room, size_t *n)
 	return left ? STEP_NEED : STEP_MORE;
 }
 
-int64_t dx__gzin_read(dx_gzin *g, char *outc, size_t cap, dx_err *err)
+/* dx__gzin_read's work: *member_end is set to the bytes of this read up to
+ * the last member's end in it. */
+static int64_t gzin_read(dx_gzin *g, unsigned char *out, size_t cap, size_t *member_end, dx_err *err)
 {
-	unsigned char *out = (unsigned char *)outc;
 	size_t produced = 0;
 	int rc;
 	while (produced < cap && !g->ended) {
@@ -560,6 +628,7 @@ int64_t dx__gzin_read(dx_gzin *g, char *outc, size_t cap, dx_err *err)
 				if (rc < 0)
 					return rc;
 				produced += n;
+				*member_end = produced;
 				continue;
 			}
 		}
@@ -583,10 +652,7 @@ int64_t dx__gzin_read(dx_gzin *g, char *outc, size_t cap, dx_err *err)
 			return gz_error(g, err, "corrupt gzip data");
 		if (r == STEP_NOMEM)
 			return dx__fail_nomem(err);
-		if (n) {
-			g->crc = dx__crc32(g->crc, out + produced, n);
-			g->isize += (uint32_t)n;
-		}
+		g->isize += (uint32_t)n;
 		/* The output after a pending point is kept until it has 32 KiB. */
 		if (g->pend && n) {
 			size_t take = DDX_WINDOW - g->pend->after_len < n ? DDX_WINDOW - g->pend->after_len : n;
@@ -596,7 +662,7 @@ int64_t dx__gzin_read(dx_gzin *g, char *outc, size_t cap, dx_err *err)
 		produced += n;
 		g->uout += n;
 		if (r == STEP_END) {
-			if ((rc = trailer(g, err)) < 0)
+			if ((rc = trailer(g, produced, member_end, err)) < 0)
 				return rc;
 			g->at_member = 1;
 		}
@@ -609,4 +675,21 @@ int64_t dx__gzin_read(dx_gzin *g, char *outc, size_t cap, dx_err *err)
 	}
 	remember(g, out, produced);
 	return (int64_t)produced;
+}
+
+int64_t dx__gzin_read(dx_gzin *g, char *out, size_t cap, dx_err *err)
+{
+	if (g->deferred) {
+		*err = g->deferred_err;
+		return err->code;
+	}
+	size_t member_end = 0;
+	int64_t n = gzin_read(g, (unsigned char *)out, cap, &member_end, err);
+	if (n >= 0 || member_end == 0)
+		return n;
+	/* The bytes up to the last member's end are given, their CRC still
+	 * to be checked; the error waits for the next read. */
+	g->deferred = 1;
+	g->deferred_err = *err;
+	return (int64_t)member_end;
 }

@@ -205,6 +205,10 @@ int dx__scan_file(dx_scan *s, const char *path, uint32_t file, dx_err *err)
 			rc = c->rc;
 			goto out;
 		}
+		/* The members' CRCs over these bytes, before they are parsed:
+		 * the inflating thread left them to this one. */
+		if (s->kind != DX_SOURCE_PLAIN && (rc = dx__gzin_check(gz, c->mem + HEADROOM, c->len, err)) < 0)
+			goto out;
 		eof = c->last;
 		s->usize += c->len;
 		s->done = done_before + c->pos;

@@ -510,6 +510,23 @@ serves_like_plain() {
 	equals "$stderr" "docdex index: not a gzip file (no gzip header at byte 0), though named so: 'plain.tsv.gz'"
 	[ ! -e plain.tsv.gz.ddx ]
 
+	# A member with a wrong CRC, then one cut short, both in one read of
+	# the inflating thread: the CRC, checked by the other thread, is told
+	# first, as the first fault in the file; right, the cut.
+	head -n 100 p.tsv | gzip -c > one.gz
+	tail -n +101 p.tsv | gzip -c > two.gz
+	local one
+	one=$(stat -c %s one.gz)
+	{ cat one.gz; head -c 5000 two.gz; } > cut.tsv.gz
+	run --separate-stderr dx index cut.tsv.gz
+	status_is 1
+	equals "$stderr" "docdex index: truncated gzip file, it ends inside a member at compressed byte $((one + 5000)): 'cut.tsv.gz'"
+	flip_byte cut.tsv.gz $((one - 7))
+	run --separate-stderr dx index cut.tsv.gz
+	status_is 1
+	equals "$stderr" "docdex index: gzip CRC mismatch at compressed byte $((one - 8)): 'cut.tsv.gz'"
+	[ ! -e cut.tsv.gz.ddx ]
+
 	# Garbage after the last member: a warning, as gzip gives, and the index.
 	{ cat good.gz; echo "trailing junk"; } > junk.tsv.gz
 	run --separate-stderr dx index junk.tsv.gz

@@ -73,6 +73,8 @@ static void scan(const char *name, uint64_t span, scanned *s)
 			s->rc = (int)n;
 			break;
 		}
+		/* The CRCs, as the scan's parsing thread checks them. */
+		s->rc = dx__gzin_check(g, s->out.p + s->out.len, (size_t)n, &s->err);
 		s->out.len += (size_t)n;
 	}
 	if (s->rc == 0)
