@@ -73,9 +73,10 @@ typedef struct dx_gzin {
 	int in_eof;
 	int at_member;            /* between members: a header comes next */
 	int raw;                  /* past the member's header: its DEFLATE
-	                             data is inflated raw, and the CRC-32 and length
-	                             are checked here (libdeflate's CRC, where it
-	                             serves, is several times zlib's speed) */
+	                             data is inflated raw, its length checked
+	                             here and its CRC-32 by dx__gzin_check
+	                             (libdeflate's CRC, where it serves, is
+	                             several times zlib's speed) */
 	uint32_t isize;           /* of the member's data so far */
 	int ended;                /* nothing follows the last member */
 	uint64_t uout;            /* uncompressed bytes produced */

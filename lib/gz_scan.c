@@ -389,8 +389,13 @@ static int queue_crc(dx_gzin *g, dx_err *err)
 	struct gz_crc c = { .uend = g->uout, .crc = dx__le32(g->z.next_in), .field = cpos(g) };
 	int rc = 0;
 	pthread_mutex_lock(&g->jobs_lock);
-	if (g->crc_head == g->ncrc)
-		g->crc_head = g->ncrc = 0;
+	/* The entries checked make room: the array holds what the other
+	 * thread has yet to check, a few reads' worth. */
+	if (g->ncrc == g->crc_cap && g->crc_head) {
+		memmove(g->crcs, g->crcs + g->crc_head, (g->ncrc - g->crc_head) * sizeof *g->crcs);
+		g->ncrc -= g->crc_head;
+		g->crc_head = 0;
+	}
 	if (g->ncrc == g->crc_cap) {
 		size_t cap = g->crc_cap ? 2 * g->crc_cap : 64;
 		struct gz_crc *p = realloc(g->crcs, cap * sizeof *p);
