@@ -5,6 +5,8 @@ fingerprint of the file does not look (lib/fileutil.c: 64 blocks of
 Imported by tests/gzip.bats from its own directory.
 """
 
+import os
+
 
 def blocks(path, tsv):
     """Each block of the BGZF file path as (offset, size, isize, id): its
@@ -30,3 +32,24 @@ def unseen(file_size, pos, n):
     every range the index's fingerprint reads."""
     step = file_size - 4096
     return all(pos + n <= step * i // 63 or pos >= step * i // 63 + 4096 for i in range(64))
+
+
+def trailer_to_damage(path, tsv, back):
+    """A block of the BGZF file path to damage in its trailer: in the
+    file's second half, not the last, the trailer's field `back` bytes
+    before the block's end (8: the CRC, 4: ISIZE) outside the fingerprint,
+    and the records that start and end it different.  As (offset, size,
+    isize, first id, last id)."""
+    S = os.path.getsize(path)
+    starts, at = [], 0
+    for line in open(tsv, "rb"):
+        starts.append((at, line.split(b"\t")[0].decode()))
+        at += len(line)
+    bl, uoff = blocks(path, tsv), 0
+    for k, (off, size, isize, first) in enumerate(bl):
+        if len(bl) // 2 <= k < len(bl) - 1 and first is not None and unseen(S, off + size - back, 4):
+            last = [i for u, i in starts if u < uoff + isize][-1]
+            if last != first:
+                return off, size, isize, first, last
+        uoff += isize
+    raise SystemExit("no block to damage")

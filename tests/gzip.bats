@@ -238,24 +238,11 @@ serves_like_plain() {
 	# the one that ends it (blocks end at records).
 	local crc first last
 	read -r crc first last < <(python3 - "$BATS_TEST_DIRNAME" <<-'EOF'
-		import os, sys
+		import sys
 		sys.path.insert(0, sys.argv[1])
-		from bgzf_blocks import blocks, unseen
-		S = os.path.getsize("bad.bgz")
-		starts, at = [], 0
-		for line in open("d.tsv", "rb"):
-		    starts.append((at, line.split(b"\t")[0].decode()))
-		    at += len(line)
-		bl, uoff = blocks("bad.bgz", "d.tsv"), 0
-		for k, (off, size, isize, first) in enumerate(bl):
-		    crc = off + size - 8
-		    if k >= len(bl) // 2 and k < len(bl) - 1 and first is not None and unseen(S, crc, 4):
-		        last = [i for u, i in starts if u < uoff + isize][-1]
-		        if last != first:
-		            print(crc, first, last)
-		            raise SystemExit
-		    uoff += isize
-		raise SystemExit("no block to damage")
+		from bgzf_blocks import trailer_to_damage
+		off, size, isize, first, last = trailer_to_damage("bad.bgz", "d.tsv", 8)
+		print(off + size - 8, first, last)
 	EOF
 	)
 	touch -r bad.bgz when
@@ -291,23 +278,11 @@ serves_like_plain() {
 	# index's fingerprint, its offset, and the records that start and end it.
 	local off isize_at isize first last
 	read -r off isize_at isize first last < <(python3 - "$BATS_TEST_DIRNAME" <<-'EOF'
-		import os, sys
+		import sys
 		sys.path.insert(0, sys.argv[1])
-		from bgzf_blocks import blocks, unseen
-		S = os.path.getsize("bad.bgz")
-		starts, at = [], 0
-		for line in open("d.tsv", "rb"):
-		    starts.append((at, line.split(b"\t")[0].decode()))
-		    at += len(line)
-		bl, uoff = blocks("bad.bgz", "d.tsv"), 0
-		for k, (off, size, isize, first) in enumerate(bl):
-		    if k >= len(bl) // 2 and k < len(bl) - 1 and first is not None and unseen(S, off + size - 4, 4):
-		        last = [i for u, i in starts if u < uoff + isize][-1]
-		        if last != first:
-		            print(off, off + size - 4, isize, first, last)
-		            raise SystemExit
-		    uoff += isize
-		raise SystemExit("no block to damage")
+		from bgzf_blocks import trailer_to_damage
+		off, size, isize, first, last = trailer_to_damage("bad.bgz", "d.tsv", 4)
+		print(off, off + size - 4, isize, first, last)
 	EOF
 	)
 	local d c
