@@ -483,7 +483,7 @@ int dx_corpus_id(dx_corpus *c, uint64_t pos, const char **id, size_t *len, dx_er
  * until the corpus is closed), rather than with pread. */
 static int via_map(const dx_corpus *c)
 {
-	return c->access == DX_ACCESS_MMAP || (c->access == DX_ACCESS_AUTO && c->warm);
+	return c->access == DX_ACCESS_MMAP || dx_corpus_in_memory(c);
 }
 
 int dx__corpus_bytes(dx_corpus *c, uint32_t file, uint64_t off, uint64_t len, const char **data,
@@ -776,7 +776,7 @@ static int records(dx_corpus *c, const uint64_t *pos, size_t n, dx_record *recs,
 	/* File order saves nothing for records in memory already (the last
 	 * probe found them there): no disk to read forward, nothing to
 	 * inflate once.  Sorting them took 13% of docdex get's time. */
-	if (!(all_stable && c->access == DX_ACCESS_AUTO && c->warm))
+	if (!(all_stable && dx_corpus_in_memory(c)))
 		sort_by_place(c->order, n);
 	/* Their first lines asked for together, before each is touched in
 	 * turn below (4% more records a second in batches of 16). */

@@ -39,15 +39,6 @@ enum { DX_BGZF_HEADER = 18, DX_BGZF_TRAILER = 8, DX_BGZF_MAX = 1 << 16 };
  * 0 when it is not one that can be inflated whole. */
 size_t dx__bgzf_block_size(const unsigned char *p, size_t n);
 
-/* Inflates the BGZF block at b (total bytes, as dx__bgzf_block_size gives)
- * whole into out, which has room for DX_BGZF_MAX bytes, with the inflater
- * of codec.h, and checks its CRC: the content's size, or DX_BGZF_CORRUPT
- * when the data does not inflate to the size the trailer gives (or that
- * size is over a block's), DX_BGZF_BAD_CRC when the CRC differs. */
-enum { DX_BGZF_CORRUPT = -1, DX_BGZF_BAD_CRC = -2 };
-struct dx_inflater;
-int64_t dx__bgzf_unpack(struct dx_inflater *d, const unsigned char *b, size_t total, unsigned char *out);
-
 /* At the end of a raw DEFLATE stream, the whole bytes zlib took from the
  * input but did not use: the low six bits of data_type count the unused
  * bits it holds.  What follows the stream starts that far before next_in. */

@@ -110,19 +110,24 @@ static int load(dx_gzsrc *g, uint64_t off, dx_err *err)
 	return 0;
 }
 
-/* Inflates the block whole with libdeflate, and checks its CRC: 0, or an
- * error. */
-static int block_whole(dx_gzsrc *g, dx_err *err)
+/* The block inflated to its end: checks its CRC.  0, or an error. */
+static int block_done(dx_gzsrc *g, dx_err *err)
 {
-	int64_t isize = dx__bgzf_unpack(g->whole, g->in, (size_t)(g->blk_next - g->blk_at), g->blk);
-	if (isize == DX_BGZF_CORRUPT)
-		return block_corrupt(g, g->blk_at, err);
-	if (isize == DX_BGZF_BAD_CRC)
+	if (dx__crc32(0, g->blk, g->blk_size) != g->blk_crc)
 		return bad_crc(g, err);
-	g->blk_len = (size_t)isize;
-	g->inflated += (uint64_t)isize;
 	g->blk_in = NULL;
 	return 0;
+}
+
+/* Inflates the rest of the block, from its start, whole with libdeflate:
+ * 0, or an error. */
+static int block_whole(dx_gzsrc *g, dx_err *err)
+{
+	if (dx__inflate_whole(g->whole, g->blk_in, g->blk_in_len, g->blk, g->blk_size) < 0)
+		return block_corrupt(g, g->blk_at, err);
+	g->blk_len = g->blk_size;
+	g->inflated += g->blk_size;
+	return block_done(g, err);
 }
 
 /* Reads the member at file offset off as a BGZF block into g->blk: 1, or 0
@@ -191,10 +196,7 @@ static int block_inflate(dx_gzsrc *g, size_t upto, dx_err *err)
 		return 0;
 	if (r != DX_INF_END || g->blk_len != g->blk_size || g->blk_in_len != 0)
 		return block_corrupt(g, g->blk_at, err);
-	if (dx__crc32(0, g->blk, g->blk_size) != g->blk_crc)
-		return bad_crc(g, err);
-	g->blk_in = NULL; /* inflated to its end, and checked */
-	return 0;
+	return block_done(g, err);
 }
 
 /* The member at file offset off, come to from the one before or jumped to:

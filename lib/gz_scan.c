@@ -68,15 +68,6 @@ size_t dx__bgzf_block_size(const unsigned char *p, size_t n)
 	return total >= DX_BGZF_HEADER + DX_BGZF_TRAILER ? total : 0;
 }
 
-int64_t dx__bgzf_unpack(struct dx_inflater *d, const unsigned char *b, size_t total, unsigned char *out)
-{
-	uint32_t isize = dx__le32(b + total - 4);
-	if (isize > DX_BGZF_MAX ||
-	    dx__inflate_whole(d, b + DX_BGZF_HEADER, total - DX_BGZF_HEADER - DX_BGZF_TRAILER, out, isize) < 0)
-		return DX_BGZF_CORRUPT;
-	return dx__crc32(0, out, isize) == dx__le32(b + total - 8) ? (int64_t)isize : DX_BGZF_BAD_CRC;
-}
-
 int dx__gzin_open(dx_gzin *g, int fd, const char *path, int kind, uint64_t span, dx_err *err)
 {
 	memset(g, 0, sizeof *g);
