@@ -1,10 +1,12 @@
 /*
  * bgzf_write.c: rewriting a corpus as BGZF, the blocked gzip of the SAM
  * specification: gzip members of at most 64 KiB, each with a "BC" extra
- * field holding its size, and an empty member at the end.  Blocks end at
- * record boundaries wherever a record fits in one, so that any record of
- * up to 64 KiB is read by inflating a single block.  Any gzip reader reads
- * the file back as the original bytes.
+ * field holding its size, and an empty member at the end.  A block ends
+ * at the last record start that fits in it, so that most records are read
+ * by inflating a single block, unless that would leave more than
+ * BLOCK_SLACK bytes of it unused: then it is filled and the record goes on
+ * in the next block.  Any gzip reader reads the file back as the original
+ * bytes.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -21,6 +23,11 @@
 
 enum {
 	BLOCK_DATA = 0xff00,     /* uncompressed bytes per block at most, as bgzip */
+	/* Ending every block at a record made the 1 GiB generated documents
+	 * (6.4 KB a record) 10% more blocks, each compressed without the
+	 * context of the one before: 2.5% larger than gzip -6 at level 11,
+	 * 1.8% with this slack, where 4.2% of the records span two blocks. */
+	BLOCK_SLACK = 4096,
 	HEADER = 18, TRAILER = 8,
 	MAX_BLOCK = 1 << 16,     /* a block's total size, BSIZE + 1 */
 };
@@ -114,7 +121,8 @@ static void *pack_some(void *arg)
 
 /*
  * The length of the block that starts pos bytes into the pending bytes: up
- * to the last record start that fits, else as much as fits.  *first moves
+ * to the last record start that fits, unless that leaves more than
+ * BLOCK_SLACK bytes unused or none fits; else as much as fits.  *first moves
  * past the cuts at or before its start.  A block is only cut with more
  * than BLOCK_DATA bytes after its start (or at the end of the file): the
  * pending bytes hold whole records, so the start of a record just at the
@@ -133,7 +141,7 @@ static size_t block_len(const writer *w, size_t pos, size_t *first)
 	size_t best = 0;
 	for (size_t i = *first; i < ncuts && cuts[i] <= start + BLOCK_DATA; i++)
 		best = (size_t)(cuts[i] - start);
-	return best ? best : BLOCK_DATA;
+	return best && BLOCK_DATA - best <= BLOCK_SLACK ? best : BLOCK_DATA;
 }
 
 /* Compresses and writes the blocks that can be cut now (all that is left

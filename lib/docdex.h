@@ -220,12 +220,13 @@ typedef struct dx_bgzf_report {
 /*
  * Rewrites a corpus file (plain or gzip) as BGZF at out_path, through a
  * temporary file: gzip members of at most 64 KiB with the BC extra field,
- * ending at record boundaries wherever a record fits in one.  Records are
- * found with the format and id options of opts (progress too); level is
- * 0 to DX_BGZF_LEVEL_MAX, or -1 for gzip's default (6): 0 to 9 on gzip's
- * scale, 10 to 12 libdeflate's stronger levels, which a build without
- * libdeflate (or with DOCDEX_CODEC=zlib) compresses at 9.  rep may be
- * NULL.  Returns 0, or DX_EINVAL, DX_ESYS, DX_ENOMEM, DX_EFORMAT,
+ * each ending at the last record start that fits unless that leaves more
+ * than 4 KiB of it unused (then full, the record going on in the next
+ * one).  Records are found with the format and id options of opts
+ * (progress too); level is 0 to DX_BGZF_LEVEL_MAX, or -1 for gzip's
+ * default (6): 0 to 9 on gzip's scale, 10 to 12 libdeflate's stronger
+ * levels, which a build without libdeflate (or with DOCDEX_CODEC=zlib)
+ * compresses at 9.  rep may be NULL.  Returns 0, or DX_EINVAL, DX_ESYS, DX_ENOMEM, DX_EFORMAT,
  * DX_ECANCELED (nothing written).
  */
 #define DX_BGZF_LEVEL_MAX 12

@@ -38,8 +38,8 @@ def trailer_to_damage(path, tsv, back):
     """A block of the BGZF file path to damage in its trailer: in the
     file's second half, not the last, the trailer's field `back` bytes
     before the block's end (8: the CRC, 4: ISIZE) outside the fingerprint,
-    and the records that start and end it different.  As (offset, size,
-    isize, first id, last id)."""
+    and the records that start and end it different (both whole in it).
+    As (offset, size, isize, first id, last id)."""
     S = os.path.getsize(path)
     starts, at = [], 0
     for line in open(tsv, "rb"):
@@ -47,7 +47,8 @@ def trailer_to_damage(path, tsv, back):
         at += len(line)
     bl, uoff = blocks(path, tsv), 0
     for k, (off, size, isize, first) in enumerate(bl):
-        if len(bl) // 2 <= k < len(bl) - 1 and first is not None and unseen(S, off + size - back, 4):
+        ends_at_record = k + 1 < len(bl) and bl[k + 1][3] is not None
+        if len(bl) // 2 <= k and ends_at_record and first is not None and unseen(S, off + size - back, 4):
             last = [i for u, i in starts if u < uoff + isize][-1]
             if last != first:
                 return off, size, isize, first, last

@@ -113,13 +113,34 @@ serves_like_plain() {
 	dx get --batch 1 l.tsv.gz < ids | cmp - want
 }
 
-@test "--bgzf writes valid gzip in blocks that end at records" {
+@test "--bgzf writes valid gzip in blocks that end at the last record that fits, or full" {
 	"$DX_SYNTH" --kind documents --count 800 -o d.tsv
 	run --separate-stderr dx index --bgzf d.bgz d.tsv
 	status_is 0
 	gzip -dc d.bgz | cmp - d.tsv
 	gzip -t d.bgz
 	bgzip -t d.bgz
+	# Each block but the last ends at the last record start that fits in
+	# 65280 bytes, unless that leaves more than 4096 of them unused: then
+	# it holds 65280.  Both kinds occur with these records (6 KB a record).
+	python3 - "$BATS_TEST_DIRNAME" <<-'EOF'
+		import sys
+		sys.path.insert(0, sys.argv[1])
+		from bgzf_blocks import blocks
+		starts, at = [], 0
+		for line in open("d.tsv", "rb"):
+		    starts.append(at)
+		    at += len(line)
+		bl, uoff, kinds = blocks("d.bgz", "d.tsv"), 0, set()
+		for off, size, isize, first in bl[:-2]:
+		    fits = [s for s in starts if uoff < s <= uoff + 65280] or [uoff]
+		    want = fits[-1] - uoff if 0 < 65280 - (fits[-1] - uoff) <= 4096 else 65280
+		    assert isize == want, (off, isize, want)
+		    kinds.add(isize == 65280)
+		    uoff += isize
+		assert kinds == {True, False}, kinds
+		assert bl[-1][2] == 0 and uoff + bl[-2][2] == at
+	EOF
 	[ -e d.bgz.ddx ]
 	run dx index --stats d.bgz
 	[[ $output == *$'\tok\tbgzf\t'* ]]
