@@ -226,8 +226,8 @@ typedef struct dx_bgzf_report {
  * (progress too); level is 0 to DX_BGZF_LEVEL_MAX, or -1 for gzip's
  * default (6): 0 to 9 on gzip's scale, 10 to 12 libdeflate's stronger
  * levels, which a build without libdeflate (or with DOCDEX_CODEC=zlib)
- * compresses at 9.  rep may be NULL.  Returns 0, or DX_EINVAL, DX_ESYS, DX_ENOMEM, DX_EFORMAT,
- * DX_ECANCELED (nothing written).
+ * compresses at 9.  rep may be NULL.  Returns 0, or DX_EINVAL, DX_ESYS,
+ * DX_ENOMEM, DX_EFORMAT, DX_ECANCELED (nothing written).
  */
 #define DX_BGZF_LEVEL_MAX 12
 DX_EXPORT DX_MUST_CHECK int dx_bgzf_write(const char *in_path, const char *out_path, const dx_build_opts *opts,
