@@ -243,6 +243,27 @@ two_docs() {
 	equals "$stderr" "docdex get: corpus file is not a regular file: 'c.tsv'"
 }
 
+@test "--bgzf onto a FIFO or a device is refused before any work: the copy is indexed next" {
+	mkdir w && cd w
+	two_docs
+	mkfifo fifo
+	local out
+	for out in fifo /dev/null; do
+		run --separate-stderr timeout 20 "$DOCDEX" index --bgzf "$out" c.tsv
+		status_is 1
+		equals "$stderr" "docdex index: the BGZF output must be a regular file, to be indexed: '$out'"
+		run --separate-stderr timeout 20 "$DOCDEX" index -f --bgzf "$out" c.tsv
+		status_is 1
+	done
+	[ -p fifo ] && [ -c /dev/null ]
+	[ ! -e fifo.ddx ]
+	mkdir dir
+	run --separate-stderr dx index --bgzf dir c.tsv
+	status_is 1
+	equals "$stderr" "docdex index: cannot create: 'dir': is a directory"
+	equals "$(ls -A | sort | tr '\n' ' ')" "c.tsv dir fifo "
+}
+
 @test "closed stdin: get reads no ids from the corpus it opened on descriptor 0" {
 	two_docs
 	gzip c.tsv
