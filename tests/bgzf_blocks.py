@@ -8,16 +8,22 @@ Imported by tests/gzip.bats from its own directory.
 import os
 
 
+def records(tsv):
+    """Each record of the TSV file tsv as (offset, id), in file order."""
+    out, at = [], 0
+    for line in open(tsv, "rb"):
+        out.append((at, line.split(b"\t")[0].decode()))
+        at += len(line)
+    return out
+
+
 def blocks(path, tsv):
     """Each block of the BGZF file path as (offset, size, isize, id): its
     offset and size in the file, its uncompressed size, and the id of the
     record of tsv (the plain file) that starts at the block's first byte,
     or None where none does."""
     b = open(path, "rb").read()
-    starts, at = {}, 0
-    for line in open(tsv, "rb"):
-        starts[at] = line.split(b"\t")[0].decode()
-        at += len(line)
+    starts = dict(records(tsv))
     out, off, uoff = [], 0, 0
     while off < len(b):
         size = (b[off + 16] | b[off + 17] << 8) + 1
@@ -41,10 +47,7 @@ def trailer_to_damage(path, tsv, back):
     and the records that start and end it different (both whole in it).
     As (offset, size, isize, first id, last id)."""
     S = os.path.getsize(path)
-    starts, at = [], 0
-    for line in open(tsv, "rb"):
-        starts.append((at, line.split(b"\t")[0].decode()))
-        at += len(line)
+    starts = records(tsv)
     bl, uoff = blocks(path, tsv), 0
     for k, (off, size, isize, first) in enumerate(bl):
         ends_at_record = k + 1 < len(bl) and bl[k + 1][3] is not None
