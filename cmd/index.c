@@ -420,11 +420,14 @@ int cmd_index(int argc, char **argv)
 		cli_error("index", "the BGZF output is the input file", a.bgzf);
 		return EXIT_FAIL;
 	}
-	/* The copy is indexed next, which takes a regular file: a FIFO or a
-	 * device would be written through to the end, then refused.  (A
-	 * directory is refused where the copy is created, as for -o.) */
+	/* The copy is indexed next, which takes a regular file at its own
+	 * name: a FIFO or a device would be written through to the end, then
+	 * refused, and a descriptor named as /dev/stdout would get an index
+	 * at /dev/stdout.ddx.  Those are what an output path that exists but
+	 * would not be replaced is.  (A directory is refused where the copy
+	 * is created, as for -o.) */
 	struct stat bst;
-	if (a.bgzf && stat(a.bgzf, &bst) == 0 && !S_ISREG(bst.st_mode) && !S_ISDIR(bst.st_mode)) {
+	if (a.bgzf && stat(a.bgzf, &bst) == 0 && !S_ISDIR(bst.st_mode) && !dx_output_replaces(a.bgzf)) {
 		cli_error("index", "the BGZF output must be a regular file, to be indexed", a.bgzf);
 		return EXIT_FAIL;
 	}

@@ -257,6 +257,11 @@ two_docs() {
 	done
 	[ -p fifo ] && [ -c /dev/null ]
 	[ ! -e fifo.ddx ]
+	# stdout by name, a file: the index would go to /dev/stdout.ddx.
+	run --separate-stderr sh -c '"$DOCDEX" index --bgzf /dev/stdout c.tsv > out.bgz'
+	status_is 1
+	equals "$stderr" "docdex index: the BGZF output must be a regular file, to be indexed: '/dev/stdout'"
+	rm out.bgz
 	mkdir dir
 	run --separate-stderr dx index --bgzf dir c.tsv
 	status_is 1
