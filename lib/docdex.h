@@ -380,7 +380,7 @@ DX_EXPORT int dx_corpus_in_memory(const dx_corpus *c);
  * bytes among their caches by their inflated sizes), reserved at once, and
  * the others use it at that size.  Readers and writers may come and go at any moment: a copy that
  * raced a writer, a writer killed mid-copy or a damaged file give a miss
- * (checked by a CRC-32 a 64 KiB), never wrong bytes.  The last process to
+ * (checked by a CRC-32 a KiB), never wrong bytes.  The last process to
  * close it removes it; one whose users were all killed is removed by the
  * next call in the same dir.  bytes 0 stops using it.  A corpus opened
  * before fork shares it with its children.  Returns 0, or DX_EINVAL (a

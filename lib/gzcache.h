@@ -9,7 +9,7 @@
  * whoever inflates a stretch first.  Its slots are direct-mapped by stretch
  * number.  A slot's sequence number is odd while a writer fills it, and a
  * reader keeps what it copied only when the number was even and unchanged
- * around the copy; every 64 KiB of a slot has its CRC-32, checked on every
+ * around the copy; every KiB of a slot has its CRC-32, checked on every
  * copy, so a writer killed mid-copy, two writers on one slot, or a damaged
  * file give a miss, never wrong bytes.  A slot left odd by a writer that
  * died is taken over after STALE_NS.

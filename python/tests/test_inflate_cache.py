@@ -107,6 +107,37 @@ def test_too_small_raises_and_damaged_in_use_warns(compressed, cache_dir):
     holder.close()
 
 
+def test_a_damaged_byte_misses_only_the_records_of_its_kib(compressed, cache_dir):
+    """A hit checks the CRCs of the KiB pieces its bytes lie in, not of its
+    whole stretch: a byte damaged in the cache makes a miss of the records
+    beside it alone, which are inflated again, and right."""
+    path, ids = compressed
+    want = dict(zip(ids, docdex.Corpus(path).get_many(ids)))
+    holder = docdex.Corpus(path, inflate_cache=CACHE)
+    holder.get_many(ids)
+    (name,) = os.listdir(cache_dir)
+    data = (cache_dir / name).read_bytes()
+    # Where each record's text lies in the file (not found: one that
+    # spans two BGZF blocks, whose parts lie in two slots).
+    place = {i: data.find(want[i].encode()) for i in ids}
+    k = next(k for k in range(len(ids) // 2, len(ids)) if place[ids[k]] > 0)
+    hit = place[ids[k]] + len(want[ids[k]]) // 2
+    with open(cache_dir / name, "r+b") as f:
+        f.seek(hit)
+        f.write(bytes([data[hit] ^ 0xFF]))
+    # A read takes the newline after its record too.
+    far = [i for i in ids[k - 60:k + 60] if place[i] > 0 and abs(place[i] - hit) < 16384 and
+           (place[i] + len(want[i]) + 1 <= hit - 1024 or place[i] >= hit + 1024)]
+    assert len(far) >= 10
+    second = docdex.Corpus(path, inflate_cache=CACHE)
+    assert second.get_many(far) == [want[i] for i in far]
+    assert second.inflated == 0
+    assert second.get(ids[k]) == want[ids[k]]
+    assert second.inflated > 0
+    second.close()
+    holder.close()
+
+
 def _as_list(batch):
     return batch
 
