@@ -4,7 +4,8 @@
  * elsewhere; zlib stays the reference.  Streams are zlib's (members read
  * from their headers) but for the gzip scan's, which docdex's own inflater
  * serves (inflate.h), and the raw stream from an access point, which ISA-L
- * serves where the build has it.  A BGZF block is inflated whole by
+ * serves where the build has it (the point's window, deflated whole, is
+ * libdeflate's).  A BGZF block is inflated whole by
  * libdeflate when a reader comes to it from the block before (reading in
  * sequence), and by docdex's decoder only as far as the reader needs when
  * it jumps to it (half a block on average for a random record: a quarter

@@ -17,7 +17,6 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include "codec.h"
 #include "err.h"
@@ -82,7 +81,7 @@ static int touch(dx_index *ix, int t, uint64_t off, uint64_t len, dx_err *err)
 		uint64_t at = c << DDX_CHUNK_SHIFT, n = s->size - at;
 		if (n > (1ULL << DDX_CHUNK_SHIFT))
 			n = 1ULL << DDX_CHUNK_SHIFT;
-		if ((uint32_t)crc32(0, s->p + at, (uInt)n) != ix->chunk_crcs[g]) {
+		if (dx__crc32(0, s->p + at, n) != ix->chunk_crcs[g]) {
 			char what[96];
 			snprintf(what, sizeof what, "checksum mismatch in section %s, bytes %llu to %llu",
 			         section_names[t], (unsigned long long)at, (unsigned long long)(at + n));
