@@ -188,12 +188,17 @@ static int attach(dx_gzcache *k, uint64_t fp, uint64_t slot, dx_err *err)
 		take(k, fd, map, (const struct head *)map);
 		return 1;
 	}
+	/* Its magic but for the version: another docdex's, running now or
+	 * killed. */
+	int other_version = map != MAP_FAILED && memcmp(map, MAGIC, sizeof MAGIC - 1) == 0 &&
+	                    map[sizeof MAGIC - 1] != (unsigned char)MAGIC[sizeof MAGIC - 1];
 	if (map != MAP_FAILED)
 		munmap(map, (size_t)a.st_size);
 	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
 		close(fd);
-		return dx__fail(err, DX_ECORRUPT, 0, k->path,
-		                "the inflate cache is damaged or not for this source, and in use");
+		return dx__fail(err, DX_ECORRUPT, 0, k->path, "%s, and in use",
+		                other_version ? "the inflate cache was made by another version of docdex"
+		                              : "the inflate cache is damaged or not for this source");
 	}
 	remove_if_named(fd, k->path);
 	close(fd);

@@ -235,6 +235,37 @@ time.sleep(60)' "$DOCDEX_CACHE_DIR/$ours" &
 	equals "$(caches)" ""
 }
 
+@test "a cache of another docdex version: said so while in use, replaced once nobody holds it" {
+	make_corpora
+	hold_cache c.tsv.gz
+	cut -f1 c.tsv | dx get --inflate-cache 2M c.tsv.gz > /dev/null
+	local ours
+	ours=$(caches)
+	cp "$DOCDEX_CACHE_DIR/$ours" cache.copy
+	release_cache
+	# The version is the last byte of the magic.
+	printf '0' | dd of=cache.copy bs=1 seek=7 conv=notrunc status=none
+	cp cache.copy "$DOCDEX_CACHE_DIR/$ours"
+	python3 -c 'import fcntl, sys, time
+f = open(sys.argv[1])
+fcntl.flock(f, fcntl.LOCK_SH)
+time.sleep(60)' "$DOCDEX_CACHE_DIR/$ours" &
+	HOLDER=$!
+	wait_until '! flock -x -n "$DOCDEX_CACHE_DIR/$ours" true'
+	run --separate-stderr dx get --inflate-cache 2M --random 3000 --seed 6 c.tsv.gz
+	status_is 0
+	equals "$stderr" "docdex get: warning: the inflate cache was made by another version of docdex, and in use: '$DOCDEX_CACHE_DIR/$ours'; reading without it"
+	[ "$output" == "$(dx get --random 3000 --seed 6 c.tsv.gz)" ]
+	kill "$HOLDER"
+	wait "$HOLDER" || true
+	HOLDER=
+	run --separate-stderr dx get --inflate-cache 2M --random 3000 --seed 6 c.tsv.gz
+	status_is 0
+	equals "$stderr" ""
+	[ "$output" == "$(dx get --random 3000 --seed 6 c.tsv.gz)" ]
+	equals "$(caches)" ""
+}
+
 @test "threads of one process share a cache through their own handles: bench --threads 4, gzip and BGZF" {
 	make_corpora
 	local c
