@@ -42,6 +42,23 @@ hold_cache() {
 	wait_until '[ -n "$(caches)" ] && [ -z "$(caches | grep "\.tmp$")" ]'
 }
 
+# A process that is not docdex holds the cache file $1 as a user does
+# (a shared flock) until killed: HOLDER is its pid.
+hold_as_another() {
+	python3 -c 'import fcntl, sys, time
+f = open(sys.argv[1])
+fcntl.flock(f, fcntl.LOCK_SH)
+time.sleep(60)' "$1" &
+	HOLDER=$!
+	wait_until "! flock -x -n '$1' true"
+}
+
+release_other() {
+	kill "$HOLDER"
+	wait "$HOLDER" || true
+	HOLDER=
+}
+
 release_cache() {
 	exec 7>&-
 	wait "$HOLDER" || true
@@ -215,19 +232,12 @@ EOF
 	release_cache
 	# Held by a process that is not docdex: kept, and read without.
 	cp other "$DOCDEX_CACHE_DIR/$ours"
-	python3 -c 'import fcntl, sys, time
-f = open(sys.argv[1])
-fcntl.flock(f, fcntl.LOCK_SH)
-time.sleep(60)' "$DOCDEX_CACHE_DIR/$ours" &
-	HOLDER=$!
-	wait_until '! flock -x -n "$DOCDEX_CACHE_DIR/$ours" true'
+	hold_as_another "$DOCDEX_CACHE_DIR/$ours"
 	run --separate-stderr dx get --inflate-cache 2M --random 3000 --seed 5 c.tsv.gz
 	status_is 0
 	[[ $stderr == *"not for this source, and in use"* ]]
 	[ "$output" == "$(dx get --random 3000 --seed 5 c.tsv.gz)" ]
-	kill "$HOLDER"
-	wait "$HOLDER" || true
-	HOLDER=
+	release_other
 	# Nobody holds it: swept, and a cache of this source made and removed.
 	run --separate-stderr dx get --inflate-cache 2M --random 3000 --seed 5 c.tsv.gz
 	status_is 0
@@ -246,19 +256,12 @@ time.sleep(60)' "$DOCDEX_CACHE_DIR/$ours" &
 	# The version is the last byte of the magic.
 	printf '0' | dd of=cache.copy bs=1 seek=7 conv=notrunc status=none
 	cp cache.copy "$DOCDEX_CACHE_DIR/$ours"
-	python3 -c 'import fcntl, sys, time
-f = open(sys.argv[1])
-fcntl.flock(f, fcntl.LOCK_SH)
-time.sleep(60)' "$DOCDEX_CACHE_DIR/$ours" &
-	HOLDER=$!
-	wait_until '! flock -x -n "$DOCDEX_CACHE_DIR/$ours" true'
+	hold_as_another "$DOCDEX_CACHE_DIR/$ours"
 	run --separate-stderr dx get --inflate-cache 2M --random 3000 --seed 6 c.tsv.gz
 	status_is 0
 	equals "$stderr" "docdex get: warning: the inflate cache was made by another version of docdex, and in use: '$DOCDEX_CACHE_DIR/$ours'; reading without it"
 	[ "$output" == "$(dx get --random 3000 --seed 6 c.tsv.gz)" ]
-	kill "$HOLDER"
-	wait "$HOLDER" || true
-	HOLDER=
+	release_other
 	run --separate-stderr dx get --inflate-cache 2M --random 3000 --seed 6 c.tsv.gz
 	status_is 0
 	equals "$stderr" ""
