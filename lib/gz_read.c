@@ -38,6 +38,7 @@ int dx__gzsrc_open(dx_gzsrc *g, int fd, const char *path, uint64_t csize, uint64
 	g->usize = usize;
 	g->pts = pts;
 	g->npts = npts;
+	g->pts_per_byte = usize ? (double)npts / (double)usize : 0;
 	g->windows = windows;
 	g->windows_size = windows_size;
 	g->in = malloc(IN_SIZE);
@@ -213,10 +214,35 @@ static int member_at(dx_gzsrc *g, uint64_t off, int in_sequence, dx_err *err)
 	return load(g, off, err);
 }
 
-/* The last point at or before off. */
+/*
+ * The last point at or before uncompressed offset off (0 when none is).
+ * Points lie about evenly (a BGZF block, or a span, apart): the search
+ * starts where the average stretch puts off and widens from there by
+ * doubling steps, so that it reads a few neighbouring points rather than
+ * the dozen scattered ones of a binary search over them all, which was a
+ * tenth of a read served by the inflate cache.  Points out of order (a
+ * damaged index) give some point, which the caller checks.
+ */
 static uint64_t point_for(const dx_gzsrc *g, uint64_t off)
 {
-	uint64_t lo = 0, hi = g->npts;
+	uint64_t n = g->npts, lo = 0, hi = n, step = 1;
+	double at = (double)off * g->pts_per_byte; /* converted only when in range */
+	uint64_t guess = at < (double)n ? (uint64_t)at : n - 1;
+	if (g->pts[guess].uoff <= off) {
+		lo = guess;
+		while (step < n - lo && g->pts[lo + step].uoff <= off) {
+			lo += step;
+			step *= 2;
+		}
+		hi = step < n - lo ? lo + step : n;
+	} else {
+		hi = guess;
+		while (step <= hi && g->pts[hi - step].uoff > off) {
+			hi -= step;
+			step *= 2;
+		}
+		lo = step <= hi ? hi - step : 0;
+	}
 	while (hi - lo > 1) {
 		uint64_t mid = lo + (hi - lo) / 2;
 		if (g->pts[mid].uoff <= off)
