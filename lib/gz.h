@@ -124,7 +124,6 @@ typedef struct dx_gzsrc {
 	uint64_t csize, usize;
 	const struct ddx_point *pts; /* from the index */
 	uint64_t npts;
-	double pts_per_byte;         /* npts / usize: where point_for starts */
 	const unsigned char *windows;
 	uint64_t windows_size;
 	z_stream z;

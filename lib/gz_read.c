@@ -38,7 +38,6 @@ int dx__gzsrc_open(dx_gzsrc *g, int fd, const char *path, uint64_t csize, uint64
 	g->usize = usize;
 	g->pts = pts;
 	g->npts = npts;
-	g->pts_per_byte = usize ? (double)npts / (double)usize : 0;
 	g->windows = windows;
 	g->windows_size = windows_size;
 	g->in = malloc(IN_SIZE);
@@ -226,7 +225,8 @@ static int member_at(dx_gzsrc *g, uint64_t off, int in_sequence, dx_err *err)
 static uint64_t point_for(const dx_gzsrc *g, uint64_t off)
 {
 	uint64_t n = g->npts, lo = 0, hi = n, step = 1;
-	double at = (double)off * g->pts_per_byte; /* converted only when in range */
+	/* In doubles, converted only when in range. */
+	double at = g->usize ? (double)off * (double)n / (double)g->usize : 0;
 	uint64_t guess = at < (double)n ? (uint64_t)at : n - 1;
 	if (g->pts[guess].uoff <= off) {
 		lo = guess;
