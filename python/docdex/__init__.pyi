@@ -69,8 +69,12 @@ class Corpus:
                  inflate_cache: int = 0) -> None: ...
     def __len__(self) -> int:
         """The number of records."""
+    @overload
     def __getitem__(self, pos: SupportsIndex) -> Union[str, bytes]:
         """The record at a 0-based position (negative from the end); IndexError out of range."""
+    @overload
+    def __getitem__(self, pos: slice) -> List[Union[str, bytes]]:
+        """The records of a slice of positions, as a list."""
     def __contains__(self, id: object) -> bool:
         """Whether a record has this id."""
     def __iter__(self) -> Iterator[Union[str, bytes]]:

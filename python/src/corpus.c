@@ -265,7 +265,7 @@ static PyObject *corpus_reduce(CorpusObject *self, PyObject *unused)
 	return r;
 }
 
-static Py_ssize_t corpus_len(CorpusObject *self)
+Py_ssize_t corpus_len(CorpusObject *self)
 {
 	if (corpus_enter(self) < 0)
 		return -1;
@@ -385,6 +385,12 @@ static PySequenceMethods corpus_as_sequence = {
 	.sq_contains = (objobjproc)corpus_contains,
 };
 
+/* c[i] and c[a:b:s], where the sequence protocol has c[i] alone. */
+static PyMappingMethods corpus_as_mapping = {
+	.mp_length = (lenfunc)corpus_len,
+	.mp_subscript = (binaryfunc)corpus_subscript,
+};
+
 static const char corpus_doc[] =
 	"Corpus(path, field=None, *, bytes=False, access='auto', inflate_cache=0)\n\n"
 	"Documents served out of an indexed corpus (TSV, JSONL or TREC; plain,\n"
@@ -409,8 +415,9 @@ static const char corpus_doc[] =
 	"stretch raises docdex.Error; a cache that cannot be had warns\n"
 	"(RuntimeWarning) and the corpus reads without it.\n\n"
 	"len(c) is the number of records, c[i] the record at position i (negative\n"
-	"positions count from the end), `id in c` tells whether an id is there,\n"
-	"iter(c) and c.ids() give the ids in corpus order.\n\n"
+	"positions count from the end), c[a:b:s] a list of the records of a slice,\n"
+	"`id in c` tells whether an id is there, iter(c) and c.ids() give the\n"
+	"ids in corpus order.\n\n"
 	"Errors of the library (a missing file, a changed corpus, a damaged index,\n"
 	"a file cut short while open) raise docdex.Error.  A Corpus may be shared\n"
 	"by threads: calls on it take turns (a lock of its own), with the GIL let\n"
@@ -427,6 +434,7 @@ PyTypeObject CorpusType = {
 	.tp_dealloc = (destructor)corpus_dealloc,
 	.tp_repr = (reprfunc)corpus_repr,
 	.tp_as_sequence = &corpus_as_sequence,
+	.tp_as_mapping = &corpus_as_mapping,
 	.tp_iter = corpus_iter,
 	.tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
 	.tp_doc = corpus_doc,

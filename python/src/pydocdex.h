@@ -109,6 +109,8 @@ PyObject *text_object(const char *s, size_t n, int as_bytes);
 /* An id given from Python (str or bytes) as a new bytes object, or NULL. */
 PyObject *id_bytes(PyObject *id);
 
+/* len(c), or -1 with an exception (a closed corpus). */
+Py_ssize_t corpus_len(CorpusObject *self);
 /* The reading methods of Corpus (read.c). */
 PyObject *corpus_get(CorpusObject *self, PyObject *const *args, Py_ssize_t nargs,
                      PyObject *kwnames);
@@ -117,6 +119,7 @@ PyObject *corpus_get_many(CorpusObject *self, PyObject *const *args, Py_ssize_t 
 PyObject *corpus_get_many_positions(CorpusObject *self, PyObject *const *args, Py_ssize_t nargs,
                                     PyObject *kwnames);
 PyObject *corpus_item(CorpusObject *self, Py_ssize_t i);
+PyObject *corpus_subscript(CorpusObject *self, PyObject *key);
 PyObject *corpus_id(CorpusObject *self, PyObject *arg);
 int corpus_contains(CorpusObject *self, PyObject *id);
 /* ids() and iter(c) (iter.c). */

@@ -265,6 +265,16 @@ out:
 	return list;
 }
 
+/* The record at position i, negative from the end. */
+static PyObject *item(CorpusObject *self, Py_ssize_t i)
+{
+	uint64_t pos;
+	PyObject *t = NULL;
+	req q = { .n = 1, .want = &i, .pos = &pos, .as_bytes = self->as_bytes, .out = &t };
+	read_docs(self, &q);
+	return t;
+}
+
 PyObject *corpus_item(CorpusObject *self, Py_ssize_t i)
 {
 	/* The sequence protocol has added len(c) to a negative i already: one
@@ -273,11 +283,52 @@ PyObject *corpus_item(CorpusObject *self, Py_ssize_t i)
 		PyErr_Format(PyExc_IndexError, "docdex.Corpus position out of range");
 		return NULL;
 	}
-	uint64_t pos;
-	PyObject *t = NULL;
-	req q = { .n = 1, .want = &i, .pos = &pos, .as_bytes = self->as_bytes, .out = &t };
-	read_docs(self, &q);
-	return t;
+	return item(self, i);
+}
+
+/* Positions of a slice read this many at a time: a slice of the whole
+ * corpus reads through a buffer of a run's texts, not of all of them. */
+enum { SLICE_RUN = 1024 };
+
+/* The records of a slice, as a list (a list's slice is one). */
+static PyObject *slice_of(CorpusObject *self, PyObject *slice)
+{
+	Py_ssize_t start, stop, step, len;
+	if (PySlice_Unpack(slice, &start, &stop, &step) < 0 || (len = corpus_len(self)) < 0)
+		return NULL;
+	size_t n = (size_t)PySlice_AdjustIndices(len, &start, &stop, step);
+	PyObject *list = PyList_New((Py_ssize_t)n);
+	if (!list)
+		return NULL;
+	Py_ssize_t want[SLICE_RUN];
+	uint64_t pos[SLICE_RUN];
+	for (size_t at = 0; at < n; at += SLICE_RUN) {
+		size_t k = n - at < SLICE_RUN ? n - at : SLICE_RUN;
+		for (size_t i = 0; i < k; i++)
+			want[i] = start + (Py_ssize_t)(at + i) * step;
+		req q = { .n = k, .want = want, .pos = pos, .as_bytes = self->as_bytes,
+		          .out = PySequence_Fast_ITEMS(list) + at };
+		if (read_docs(self, &q) < 0) {
+			Py_DECREF(list);
+			return NULL;
+		}
+	}
+	return list;
+}
+
+PyObject *corpus_subscript(CorpusObject *self, PyObject *key)
+{
+	if (PySlice_Check(key))
+		return slice_of(self, key);
+	if (!PyIndex_Check(key)) {
+		PyErr_Format(PyExc_TypeError, "docdex.Corpus positions must be integers or slices, not %.200s",
+		             Py_TYPE(key)->tp_name);
+		return NULL;
+	}
+	Py_ssize_t i = PyNumber_AsSsize_t(key, PyExc_IndexError);
+	if (i == -1 && PyErr_Occurred())
+		return NULL;
+	return item(self, i);
 }
 
 int corpus_contains(CorpusObject *self, PyObject *id)

@@ -94,6 +94,40 @@ def test_positions(docdex_bin, sample):
         assert c.get_many_positions([]) == []
 
 
+def test_slices(sample):
+    _, path, _ = sample
+    with docdex.Corpus(path, bytes=True) as c:
+        n = len(c)
+        every = [c[p] for p in range(n)]
+        for s in (slice(None), slice(1, 3), slice(-5, None), slice(None, None, -1), slice(n, 2, -3),
+                  slice(2, 2), slice(-10 * n, 10 * n, 7), slice(None, None, 2)):
+            assert c[s] == every[s], s
+        assert c[True] == every[1]  # an int of another type, as a list takes it
+        for bad in ("0", 1.0, None, (0, 1)):
+            with pytest.raises(TypeError, match="integers or slices"):
+                c[bad]
+        for bad in (n, -n - 1, 2**70):
+            with pytest.raises(IndexError):
+                c[bad]
+    with docdex.Corpus(path) as c:
+        assert c[:3] == [t.decode("utf-8", "surrogateescape") for t in every[:3]]
+    with pytest.raises(ValueError, match="closed"):
+        c[:1]
+
+
+def test_slice_longer_than_a_run(tmp_path, docdex_bin):
+    """A slice is read 1,024 positions at a time: one of several runs, and
+    a step that crosses them, against the same reads one at a time."""
+    path = tmp_path / "c.tsv"
+    path.write_text("".join(f"{i}\ttext of {i}\n" for i in range(2500)))
+    run(docdex_bin, "index", "-q", str(path))
+    with docdex.Corpus(str(path)) as c:
+        every = [c[p] for p in range(len(c))]
+        assert c[:] == every
+        assert c[::-3] == every[::-3]
+        assert c[1000:2100:2] == every[1000:2100:2]
+
+
 def test_fields(docdex_bin, sample):
     _, path, field = sample
     with docdex.Corpus(path, field=field, bytes=True) as c:

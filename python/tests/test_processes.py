@@ -128,6 +128,7 @@ def test_no_leak(samples):
             if i % 50 == 0:
                 c.get_many(ids[:8])
                 c[i % n]
+                c[i % n::-3]
                 try:
                     c.get("missing")
                 except KeyError:
