@@ -46,3 +46,21 @@ int dx__resize(void *pp, size_t n, size_t size)
 	memcpy(pp, &p, sizeof p);
 	return 0;
 }
+
+int dx__grow(void *pp, size_t *cap, size_t need, size_t first, size_t size)
+{
+	if (need <= *cap)
+		return 0;
+	size_t c = *cap ? *cap : first;
+	while (c < need) {
+		if (c > SIZE_MAX / 2) {
+			errno = ENOMEM;
+			return -1;
+		}
+		c *= 2;
+	}
+	if (dx__resize(pp, c, size) < 0)
+		return -1;
+	*cap = c;
+	return 0;
+}

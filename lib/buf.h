@@ -19,6 +19,11 @@ void dx__buf_free(dx_buf *b);
  * pointer) to n elements of size bytes.  Returns 0, or -1 when out of
  * memory, *pp unchanged. */
 int dx__resize(void *pp, size_t n, size_t size);
+/* Makes the array *pp (as for dx__resize) hold at least need elements of
+ * size bytes, its capacity *cap doubled, from first when it has none, as
+ * often as that takes.  Returns 0, or -1 when out of memory, *pp and *cap
+ * unchanged. */
+int dx__grow(void *pp, size_t *cap, size_t need, size_t first, size_t size);
 
 static inline int dx__buf_add(dx_buf *b, const void *p, size_t n)
 {

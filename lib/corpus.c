@@ -960,14 +960,10 @@ static int add_value(void *ctx, const char *name, size_t name_len, const char *s
 {
 	dx_corpus *c = ctx;
 	if (c->nvals == c->vals_cap) {
-		size_t cap = c->vals_cap ? 2 * c->vals_cap : 16;
-		dx_value *v = realloc(c->vals, cap * sizeof *v);
-		if (v)
-			c->vals = v;
-		unsigned char *in = v ? realloc(c->vin, cap) : NULL;
-		if (!in)
+		size_t cap = c->vals_cap;
+		if (dx__grow(&c->vals, &cap, c->nvals + 1, 16, sizeof *c->vals) < 0 ||
+		    dx__resize(&c->vin, cap, 1) < 0)
 			return DX_ENOMEM;
-		c->vin = in;
 		c->vals_cap = cap;
 	}
 	/* Scratch may move when it grows: what lies in it is kept as an

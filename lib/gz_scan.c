@@ -387,15 +387,7 @@ static int queue_crc(dx_gzin *g, dx_err *err)
 		g->ncrc -= g->crc_head;
 		g->crc_head = 0;
 	}
-	if (g->ncrc == g->crc_cap) {
-		size_t cap = g->crc_cap ? 2 * g->crc_cap : 64;
-		struct gz_crc *p = realloc(g->crcs, cap * sizeof *p);
-		if (p) {
-			g->crcs = p;
-			g->crc_cap = cap;
-		}
-	}
-	if (g->ncrc < g->crc_cap)
+	if (dx__grow(&g->crcs, &g->crc_cap, g->ncrc + 1, 64, sizeof *g->crcs) == 0)
 		g->crcs[g->ncrc++] = c;
 	else
 		rc = dx__fail_nomem(err);

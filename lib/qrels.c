@@ -104,15 +104,9 @@ static int read_judgements(dx_sampler *s, judgement **out, size_t *nout, uint64_
 				break;
 			continue;
 		}
-		if (n == cap) {
-			size_t c = cap ? cap * 2 : 4096;
-			judgement *nj = realloc(j, c * sizeof *nj);
-			if (!nj) {
-				r = dx__fail_nomem(err);
-				break;
-			}
-			j = nj;
-			cap = c;
+		if (dx__grow(&j, &cap, n + 1, 4096, sizeof *j) < 0) {
+			r = dx__fail_nomem(err);
+			break;
 		}
 		j[n++] = (judgement){ .pos = pos, .line = t.line, .q = q, .positive = rel >= s->o.min_rel };
 	}

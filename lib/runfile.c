@@ -112,15 +112,8 @@ static int margin_on(const loader *l)
 static int add_missing(missing_list *ml, uint64_t line, const char *id, size_t len, uint64_t *idx,
                        dx_err *err)
 {
-	if (ml->n == ml->cap) {
-		size_t c = ml->cap ? ml->cap * 2 : 256;
-		missing *p = realloc(ml->m, c * sizeof *p);
-		if (!p)
-			return dx__fail_nomem(err);
-		ml->m = p;
-		ml->cap = c;
-	}
-	if (dx__buf_add(&ml->ids, id, len) < 0)
+	if (dx__grow(&ml->m, &ml->cap, ml->n + 1, 256, sizeof *ml->m) < 0 ||
+	    dx__buf_add(&ml->ids, id, len) < 0)
 		return dx__fail_nomem(err);
 	ml->m[ml->n] = (missing){ .line = line, .off = ml->ids.len - len, .len = len };
 	*idx = ml->n++;
@@ -199,28 +192,17 @@ static int keep(loader *l, uint32_t q, entry *e, size_t n, int from_read, dx_err
 	}
 	n = m;
 	if (l->n + n > l->cap) {
-		uint64_t cap = l->cap ? l->cap : 1 << 16;
-		while (cap < l->n + n)
-			cap *= 2;
-		uint64_t *p = realloc(l->pos, cap * sizeof *p);
-		if (!p)
-			return dx__fail_nomem(err);
-		l->pos = p;
-		if ((with_score && dx__resize(&l->score, cap, sizeof *l->score) < 0) ||
+		size_t cap = l->cap;
+		if (dx__grow(&l->pos, &cap, l->n + n, 1 << 16, sizeof *l->pos) < 0 ||
+		    (with_score && dx__resize(&l->score, cap, sizeof *l->score) < 0) ||
 		    (l->keep_scores && (dx__resize(&l->rank, cap, sizeof *l->rank) < 0 ||
 		                        dx__resize(&l->tie, cap, sizeof *l->tie) < 0)) ||
 		    (with_place && dx__resize(&l->place, cap, sizeof *l->place) < 0))
 			return dx__fail_nomem(err);
 		l->cap = cap;
 	}
-	if (l->nblocks == l->capblocks) {
-		size_t c = l->capblocks ? l->capblocks * 2 : 1024;
-		block *b = realloc(l->blocks, c * sizeof *b);
-		if (!b)
-			return dx__fail_nomem(err);
-		l->blocks = b;
-		l->capblocks = c;
-	}
+	if (dx__grow(&l->blocks, &l->capblocks, l->nblocks + 1, 1024, sizeof *l->blocks) < 0)
+		return dx__fail_nomem(err);
 	l->blocks[l->nblocks++] = (block){ .q = q, .start = l->n, .n = n };
 	for (size_t i = 0; i < n; i++) {
 		l->pos[l->n + i] = e[i].pos;
@@ -240,14 +222,8 @@ static int keep(loader *l, uint32_t q, entry *e, size_t n, int from_read, dx_err
 /* Adds a line to the block being read. */
 static int add_entry(loader *l, entry e, dx_err *err)
 {
-	if (l->ncur == l->capcur) {
-		size_t c = l->capcur ? l->capcur * 2 : 1024;
-		entry *p = realloc(l->cur, c * sizeof *p);
-		if (!p)
-			return dx__fail_nomem(err);
-		l->cur = p;
-		l->capcur = c;
-	}
+	if (dx__grow(&l->cur, &l->capcur, l->ncur + 1, 1024, sizeof *l->cur) < 0)
+		return dx__fail_nomem(err);
 	l->cur[l->ncur++] = e;
 	return 0;
 }

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "buf.h"
 #include "err.h"
 #include "fileutil.h"
 #include "textfile.h"
@@ -55,16 +56,8 @@ static int fill(dx_textfile *t, dx_err *err)
 		t->len -= t->start;
 		t->start = 0;
 	}
-	if (t->cap - t->len < READ_SIZE + 1) {
-		size_t cap = t->cap ? t->cap * 2 : 2 * READ_SIZE;
-		while (cap - t->len < READ_SIZE + 1)
-			cap *= 2;
-		char *p = realloc(t->buf, cap);
-		if (!p)
-			return dx__fail_nomem(err);
-		t->buf = p;
-		t->cap = cap;
-	}
+	if (dx__grow(&t->buf, &t->cap, t->len + READ_SIZE + 1, 2 * READ_SIZE, 1) < 0)
+		return dx__fail_nomem(err);
 	int n = gzread(t->gz, t->buf + t->len, READ_SIZE);
 	int zerr;
 	const char *msg = gzerror(t->gz, &zerr);
