@@ -34,6 +34,16 @@ from ._docdex import (
     __version__,
     library_version,
 )
+# Errors of failed system calls, each a docdex.Error and the OSError that
+# open() would raise.  Here so that they pickle by name; left out of
+# __all__, where `import *` would hide the builtins they are named after.
+from ._docdex import (  # noqa: F401
+    FileNotFoundError,
+    IsADirectoryError,
+    NotADirectoryError,
+    OSError,
+    PermissionError,
+)
 
 __all__ = [
     "Corpus",

@@ -1,4 +1,5 @@
 """Type stubs of docdex: documents by id out of indexed IR corpora."""
+import builtins
 import os
 from typing import (Any, Dict, Iterable, Iterator, List, Literal, NamedTuple, Optional, Sequence,
                     SupportsIndex, Tuple, Union, overload)
@@ -31,6 +32,24 @@ class Error(Exception):
     """The library's DX_E* code: one of the ERR_* constants."""
     errno: int
     """errno of the system call that failed, or 0."""
+
+# A failed system call (code ERR_SYS): a docdex.Error that is also the
+# OSError open() raises for its errno.  Not in __all__: they bear the
+# builtins' names.
+class OSError(Error, builtins.OSError):
+    """A system call of docdex failed (its errno in e.errno)."""
+
+class FileNotFoundError(OSError, builtins.FileNotFoundError):
+    """A file docdex needs does not exist (ENOENT)."""
+
+class PermissionError(OSError, builtins.PermissionError):
+    """docdex may not read or write a file (EACCES, EPERM)."""
+
+class IsADirectoryError(OSError, builtins.IsADirectoryError):
+    """A file docdex was given is a directory (EISDIR)."""
+
+class NotADirectoryError(OSError, builtins.NotADirectoryError):
+    """A path docdex was given goes through a file (ENOTDIR)."""
 
 class Corpus:
     """Documents served out of an indexed corpus, by id or by position.

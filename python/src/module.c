@@ -1,8 +1,64 @@
 /* module.c: docdex._docdex, the module: docdex.Error, Corpus, the version,
  * and the SIGBUS guard. */
+#include <errno.h>
+#include <string.h>
+
 #include "pydocdex.h"
 
 PyObject *DxError;
+
+/*
+ * A failed system call raises a docdex.OSError, a docdex.Error that is an
+ * OSError too; where Python's own open() would raise a subclass of OSError
+ * for its errno, a subclass of both, so that `except FileNotFoundError`
+ * works as it does for a file Python opened.  Each is docdex.NAME, so that
+ * it pickles (a DataLoader worker's exception is sent to the main process
+ * by its class's name).
+ */
+static struct {
+	const char *name, *doc;
+	PyObject **base;
+	int errnos[2];
+	PyObject *cls;
+} os_errors[] = {
+	/* First: the base of the others, for any errno they do not take. */
+	{ "docdex.OSError", "A system call of docdex failed (its errno in e.errno).", &PyExc_OSError,
+	  { 0 }, NULL },
+	{ "docdex.FileNotFoundError", "A file docdex needs does not exist (ENOENT).",
+	  &PyExc_FileNotFoundError, { ENOENT }, NULL },
+	{ "docdex.PermissionError", "docdex may not read or write a file (EACCES, EPERM).",
+	  &PyExc_PermissionError, { EACCES, EPERM }, NULL },
+	{ "docdex.IsADirectoryError", "A file docdex was given is a directory (EISDIR).",
+	  &PyExc_IsADirectoryError, { EISDIR }, NULL },
+	{ "docdex.NotADirectoryError", "A path docdex was given goes through a file (ENOTDIR).",
+	  &PyExc_NotADirectoryError, { ENOTDIR }, NULL },
+};
+enum { N_OS_ERRORS = sizeof os_errors / sizeof os_errors[0] };
+
+static PyObject *error_class(const dx_err *err)
+{
+	if (err->code != DX_ESYS)
+		return DxError;
+	for (size_t i = 1; i < N_OS_ERRORS; i++)
+		if (err->sys && (err->sys == os_errors[i].errnos[0] || err->sys == os_errors[i].errnos[1]))
+			return os_errors[i].cls;
+	return os_errors[0].cls;
+}
+
+static int add_os_errors(PyObject *m)
+{
+	for (size_t i = 0; i < N_OS_ERRORS; i++) {
+		PyObject *bases = PyTuple_Pack(2, i ? os_errors[0].cls : DxError, *os_errors[i].base);
+		if (!bases)
+			return -1;
+		os_errors[i].cls = PyErr_NewExceptionWithDoc(os_errors[i].name, os_errors[i].doc, bases, NULL);
+		Py_DECREF(bases);
+		if (!os_errors[i].cls ||
+		    PyModule_AddObjectRef(m, strchr(os_errors[i].name, '.') + 1, os_errors[i].cls) < 0)
+			return -1;
+	}
+	return 0;
+}
 
 PyObject *dx_py_raise(const dx_err *err)
 {
@@ -10,14 +66,17 @@ PyObject *dx_py_raise(const dx_err *err)
 		return PyErr_NoMemory();
 	char msg[1600];
 	dx_describe(err, msg, sizeof msg);
-	PyObject *e = PyObject_CallFunction(DxError, "s", msg);
+	PyObject *cls = error_class(err);
+	/* The message alone as its argument: an OSError given no strerror nor
+	 * filename prints just that, the library's line. */
+	PyObject *e = PyObject_CallFunction(cls, "s", msg);
 	if (!e)
 		return NULL;
 	/* What a program may test rather than parse the message for. */
 	PyObject *code = PyLong_FromLong(err->code), *sys = PyLong_FromLong(err->sys);
 	if (code && sys && PyObject_SetAttrString(e, "code", code) == 0 &&
 	    PyObject_SetAttrString(e, "errno", sys) == 0)
-		PyErr_SetObject(DxError, e);
+		PyErr_SetObject(cls, e);
 	Py_XDECREF(code);
 	Py_XDECREF(sys);
 	Py_DECREF(e);
@@ -29,8 +88,12 @@ static const char error_doc[] =
 	"str(e) is the library's one-line description (what went wrong, the file\n"
 	"or id it concerns, and the system's reason where a system call failed).\n"
 	"e.code is the library's DX_E* code (a negative int, see the ERR_*\n"
-	"constants) and e.errno the errno of a failed system call, or 0.  A missing\n"
-	"file is a docdex.Error with code ERR_SYS and errno ENOENT.";
+	"constants) and e.errno the errno of a failed system call, or 0.  A failed\n"
+	"system call (code ERR_SYS) raises a docdex.OSError, both a docdex.Error\n"
+	"and an OSError, or its subclass of the OSError open() would raise: a\n"
+	"missing file is a docdex.FileNotFoundError, caught by `except\n"
+	"FileNotFoundError`; docdex.PermissionError, IsADirectoryError and\n"
+	"NotADirectoryError likewise.";
 
 static const char module_doc[] =
 	"The C extension behind the docdex package: see docdex.Corpus.";
@@ -77,7 +140,8 @@ PyMODINIT_FUNC PyInit__docdex(void)
 	    PyModule_AddObjectRef(m, "Corpus", (PyObject *)&CorpusType) < 0 ||
 	    PyModule_AddObjectRef(m, "_Sampler", (PyObject *)&SamplerType) < 0 ||
 	    PyModule_AddStringConstant(m, "library_version", dx_version()) < 0 ||
-	    PyModule_AddStringConstant(m, "__version__", DX_VERSION) < 0 || add_codes(m) < 0) {
+	    PyModule_AddStringConstant(m, "__version__", DX_VERSION) < 0 || add_codes(m) < 0 ||
+	    add_os_errors(m) < 0) {
 		Py_DECREF(m);
 		return NULL;
 	}

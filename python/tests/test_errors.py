@@ -1,6 +1,8 @@
 """Errors: unknown ids, positions out of range, the library's errors, a
 corpus cut short under a reader (SIGBUS)."""
+import errno
 import os
+import pickle
 import shutil
 import subprocess
 import sys
@@ -58,10 +60,37 @@ def error_of(path, field=None):
     return e.value
 
 
-def test_missing_file(tmp_path):
-    e = error_of(str(tmp_path / "nothing.tsv"))
-    assert isinstance(e, Exception) and e.code == docdex.ERR_SYS and e.errno == 2
-    assert "nothing.tsv" in str(e)
+def test_missing_file(tmp_path, docdex_bin):
+    path = str(tmp_path / "nothing.tsv")
+    e = error_of(path)
+    assert isinstance(e, Exception) and e.code == docdex.ERR_SYS and e.errno == errno.ENOENT
+    # A docdex.Error that is also what open() raises for a missing file.
+    assert isinstance(e, FileNotFoundError) and type(e) is docdex.FileNotFoundError
+    assert cli_message(docdex_bin, path) == f"docdex get: {e}\n"  # str(e): the library's line
+
+
+def test_system_errors_are_oserrors(tmp_path):
+    """Each errno as the subclass of OSError open() gives it; a docdex error
+    of another kind is no OSError."""
+    (tmp_path / "file.tsv").write_text("1\tx\n")
+    for path, builtin in ((tmp_path / "file.tsv" / "below.tsv", NotADirectoryError),
+                          (tmp_path / "none" / "c.tsv", FileNotFoundError)):
+        with pytest.raises(builtin) as e:
+            docdex.Corpus(str(path))
+        assert isinstance(e.value, docdex.Error) and e.value.code == docdex.ERR_SYS
+        try:
+            open(path)
+        except OSError as o:
+            assert type(o) is builtin and o.errno == e.value.errno
+    with pytest.raises(docdex.Error) as e:
+        docdex.Corpus(str(tmp_path / "file.tsv"))  # not indexed
+    assert not isinstance(e.value, OSError)
+    # Each pickles by its name (a DataLoader worker's exception is sent so).
+    for cls in (docdex.FileNotFoundError, docdex.PermissionError, docdex.IsADirectoryError,
+                docdex.NotADirectoryError, docdex.OSError):
+        again = pickle.loads(pickle.dumps(cls("message")))
+        assert type(again) is cls and str(again) == "message"
+        assert issubclass(cls, docdex.OSError) and issubclass(cls, docdex.Error)
 
 
 def test_stale(tmp_path, docdex_bin):

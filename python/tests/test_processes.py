@@ -111,6 +111,32 @@ def test_torch_dataloader(samples, method):
     del torch
 
 
+class _Missing:
+    """A dataset whose workers open a corpus that is not there."""
+
+    def __init__(self, path):
+        self.path = path
+
+    def __len__(self):
+        return 4
+
+    def __getitem__(self, i):
+        return docdex.Corpus(self.path)[i]
+
+
+def test_torch_worker_error_keeps_its_class(tmp_path):
+    """A worker's docdex.FileNotFoundError reaches the main process as one:
+    DataLoader sends its class by name and makes it again there."""
+    pytest.importorskip("torch")
+    from torch.utils.data import DataLoader
+
+    loader = DataLoader(_Missing(str(tmp_path / "gone.tsv")), num_workers=1,
+                        multiprocessing_context="fork")
+    with pytest.raises(FileNotFoundError) as e:
+        list(loader)
+    assert type(e.value) is docdex.FileNotFoundError and "gone.tsv" in str(e.value)
+
+
 def _rss_bytes():
     with open("/proc/self/statm") as f:
         return int(f.read().split()[1]) * 4096
