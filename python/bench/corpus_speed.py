@@ -7,10 +7,14 @@ In one process and one thread, times random reads from an indexed corpus:
     c.get(id)                 one document by id
     c.get_many(ids)           1,024 ids a call
     c.get_many_positions(ps)  1,024 positions a call
+    c.position(id)            the position of one id
+    c.positions(ids)          1,024 ids a call
 
 and the same reads from a dict {id: text} built from the same file in the
 same run (and a list of its texts for the positions), with the time and
-the memory (growth of VmRSS) that building it took.  Each figure is the
+the memory (growth of VmRSS) that building it took; the positions
+against a dict {id: position}, which a program without docdex builds to
+map judged ids to a map-style dataset's indices.  Each figure is the
 median of --runs runs of --n reads, in documents per second; the ids and
 positions are drawn with a fixed seed.
 
@@ -86,7 +90,7 @@ def timed(fn, n, runs):
     return rates
 
 
-def readers(c, d, values, ids, pos):
+def readers(c, d, values, pos_of, ids, pos):
     """Pairs (docdex, dict) of functions that read the same documents."""
     batches = [ids[i:i + BATCH] for i in range(0, len(ids), BATCH)]
     pbatches = [pos[i:i + BATCH] for i in range(0, len(pos), BATCH)]
@@ -124,11 +128,30 @@ def readers(c, d, values, ids, pos):
         for b in pbatches:
             [values[p] for p in b]
 
+    def c_position():
+        position = c.position
+        for i in ids:
+            position(i)
+
+    def d_position():
+        for i in ids:
+            pos_of[i]
+
+    def c_positions():
+        for b in batches:
+            c.positions(b)
+
+    def d_positions():
+        for b in batches:
+            [pos_of[i] for i in b]
+
     return {
         "c[pos]": (c_item, d_item),
         "c.get(id)": (c_get, d_get),
         f"c.get_many({BATCH} ids)": (c_many, d_many),
         f"c.get_many_positions({BATCH})": (c_many_pos, d_many_pos),
+        "c.position(id)": (c_position, d_position),
+        f"c.positions({BATCH} ids)": (c_positions, d_positions),
     }
 
 
@@ -161,19 +184,27 @@ def main():
     dict_bytes = rss_bytes() - rss0
     if len(d) != count:
         sys.exit(f"corpus_speed: the dict holds {len(d)} ids, the corpus {count} records")
+    rss1 = rss_bytes()
+    t = time.perf_counter()
+    pos_of = {i: n for n, i in enumerate(c.ids())}
+    pos_build_s = time.perf_counter() - t
+    gc.collect()
+    pos_bytes = rss_bytes() - rss1
     check = rng.sample(range(a.n), min(1000, a.n))
-    if any(c.get(ids[k]) != d[ids[k]] or c[pos[k]] != values[pos[k]] for k in check):
+    if any(c.get(ids[k]) != d[ids[k]] or c[pos[k]] != values[pos[k]] or
+           c.position(ids[k]) != pos_of[ids[k]] for k in check):
         sys.exit("corpus_speed: docdex and the dict disagree on a document")
 
     results = {}
-    for name, (cf, df) in readers(c, d, values, ids, pos).items():
+    for name, (cf, df) in readers(c, d, values, pos_of, ids, pos).items():
         cr, dr = timed(cf, a.n, a.runs), timed(df, a.n, a.runs)
         results[name] = {"docdex_per_s": statistics.median(cr), "dict_per_s": statistics.median(dr),
                          "docdex_runs": cr, "dict_runs": dr}
     load_after = os.getloadavg()
 
     print(f"{a.corpus}: {count} records; {a.n} reads a run, median of {a.runs}, one thread")
-    print(f"dict from the {source}: {build_s:.1f} s, {dict_bytes / 2**20:.0f} MiB (VmRSS growth)")
+    print(f"dict from the {source}: {build_s:.1f} s, {dict_bytes / 2**20:.0f} MiB (VmRSS growth); "
+          f"dict of positions: {pos_build_s:.1f} s, {pos_bytes / 2**20:.0f} MiB")
     print(f"load average {load_before[0]:.2f} before, {load_after[0]:.2f} after")
     print(f"{'':34s} {'docdex/s':>12s} {'dict/s':>12s} {'ratio':>7s}")
     for name, r in results.items():
@@ -187,6 +218,7 @@ def main():
             "python": platform.python_version(), "machine": platform.machine(),
             "cpus": os.cpu_count(), "load_before": load_before, "load_after": load_after,
             "dict": {"source": source, "build_s": build_s, "rss_bytes": dict_bytes},
+            "positions_dict": {"build_s": pos_build_s, "rss_bytes": pos_bytes},
             "results": results,
         }
         with open(a.json, "w", encoding="utf-8") as f:

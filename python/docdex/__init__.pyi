@@ -115,6 +115,10 @@ class Corpus:
         self, positions: Sequence[SupportsIndex], *, bytes: Optional[bool] = None
     ) -> List[Union[str, bytes]]:
         """The documents at these positions, in order, read in one call; IndexError out of range."""
+    def position(self, id: _Id) -> int:
+        """The position of the record with this id; KeyError when none has it."""
+    def positions(self, ids: Iterable[_Id]) -> List[int]:
+        """The positions of these ids, in order, found in one call; KeyError for an unknown id."""
     def close(self) -> None:
         """Closes the corpus; later calls raise ValueError."""
     def __enter__(self) -> "Corpus": ...

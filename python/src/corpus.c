@@ -340,6 +340,16 @@ static PyMethodDef corpus_methods[] = {
 	  "The documents at these 0-based positions in corpus order, as\n"
 	  "get_many reads them; negative positions count from the end.\n"
 	  "IndexError for a position out of range." },
+	{ "position", (PyCFunction)corpus_position, METH_O,
+	  "position(id) -> int\n\n"
+	  "The 0-based position of the record with this id (str or bytes), so\n"
+	  "that c[c.position(id)] == c.get(id).  KeyError when no record has it." },
+	{ "positions", (PyCFunction)corpus_positions, METH_O,
+	  "positions(ids) -> list of int\n\n"
+	  "The positions of the records with these ids, in the order given,\n"
+	  "found together with the GIL let go: what a map-style dataset over\n"
+	  "the corpus needs (a Subset of the judged documents, say) without a\n"
+	  "dict of every id.  KeyError for the first id that no record has." },
 	{ "id", (PyCFunction)corpus_id, METH_O,
 	  "id(position) -> str (bytes for a corpus opened with bytes=True)\n\n"
 	  "The id of the record at this 0-based position; a negative one counts\n"

@@ -118,6 +118,8 @@ PyObject *corpus_get_many(CorpusObject *self, PyObject *const *args, Py_ssize_t 
                           PyObject *kwnames);
 PyObject *corpus_get_many_positions(CorpusObject *self, PyObject *const *args, Py_ssize_t nargs,
                                     PyObject *kwnames);
+PyObject *corpus_position(CorpusObject *self, PyObject *id);
+PyObject *corpus_positions(CorpusObject *self, PyObject *ids);
 PyObject *corpus_item(CorpusObject *self, Py_ssize_t i);
 PyObject *corpus_subscript(CorpusObject *self, PyObject *key);
 PyObject *corpus_id(CorpusObject *self, PyObject *arg);

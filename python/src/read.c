@@ -16,6 +16,7 @@ typedef struct req {
 	const Py_ssize_t *want; /* positions asked, negative from the end */
 	uint64_t *pos;          /* room for n */
 	int as_bytes;
+	int positions_only;     /* found, not read: out gets their positions */
 	PyObject **out;         /* room for n new references */
 } req;
 
@@ -75,14 +76,15 @@ static int read_docs(CorpusObject *self, req *q)
 			break;
 		}
 	}
-	if (missing == q->n)
+	if (missing == q->n && !q->positions_only)
 		rc = dx_py_texts_read(&self->tx, c, self->fields, q->pos, q->n, &err);
 	if (released)
 		PyEval_RestoreThread(released);
 	/* Strings and bytes only, made under the lock: no garbage collection,
 	 * so no finalizer that could call back into this corpus. */
 	for (; rc == 0 && missing == q->n && made < q->n; made++)
-		if (!(q->out[made] = dx_py_text_object(&self->tx, made, q->as_bytes)))
+		if (!(q->out[made] = q->positions_only ? PyLong_FromUnsignedLongLong(q->pos[made])
+		                                       : dx_py_text_object(&self->tx, made, q->as_bytes)))
 			break;
 	dx_py_texts_trim(&self->tx);
 	if (rc < 0)
@@ -162,22 +164,34 @@ static int id_ref(PyObject *o, const char **s, size_t *n, PyObject **hold)
 	return 0;
 }
 
-PyObject *corpus_get(CorpusObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+/* get(id) and position(id). */
+static PyObject *one_id(CorpusObject *self, PyObject *id, int as_bytes, int positions_only)
 {
-	PyObject *id, *hold, *t = NULL;
-	int as_bytes;
-	if (parse(self, "get", "id", args, nargs, kwnames, &id, &as_bytes) < 0)
-		return NULL;
+	PyObject *hold, *t = NULL;
 	const char *s;
 	size_t n;
 	uint64_t pos;
 	if (id_ref(id, &s, &n, &hold) < 0)
 		return NULL;
 	req q = { .n = 1, .obj = &id, .id = &s, .idlen = &n, .pos = &pos, .as_bytes = as_bytes,
-	          .out = &t };
+	          .positions_only = positions_only, .out = &t };
 	read_docs(self, &q);
 	Py_XDECREF(hold);
 	return t;
+}
+
+PyObject *corpus_get(CorpusObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+	PyObject *id;
+	int as_bytes;
+	if (parse(self, "get", "id", args, nargs, kwnames, &id, &as_bytes) < 0)
+		return NULL;
+	return one_id(self, id, as_bytes, 0);
+}
+
+PyObject *corpus_position(CorpusObject *self, PyObject *id)
+{
+	return one_id(self, id, 0, 1);
 }
 
 /* A list of n documents, filled by q (its out set here). */
@@ -192,15 +206,12 @@ static PyObject *read_list(CorpusObject *self, req *q)
 	return list;
 }
 
-PyObject *corpus_get_many(CorpusObject *self, PyObject *const *args, Py_ssize_t nargs,
-                          PyObject *kwnames)
+/* get_many(ids) and positions(ids) (named fn). */
+static PyObject *many_ids(CorpusObject *self, const char *fn, PyObject *seq, int as_bytes,
+                          int positions_only)
 {
-	PyObject *seq;
-	int as_bytes;
-	if (parse(self, "get_many", "ids", args, nargs, kwnames, &seq, &as_bytes) < 0)
-		return NULL;
 	if (PyUnicode_Check(seq) || PyBytes_Check(seq)) {
-		PyErr_SetString(PyExc_TypeError, "get_many takes a sequence of ids, not one id");
+		PyErr_Format(PyExc_TypeError, "%s takes a sequence of ids, not one id", fn);
 		return NULL;
 	}
 	/* A tuple of our own: its ids, whose bytes are borrowed, stay alive
@@ -210,7 +221,8 @@ PyObject *corpus_get_many(CorpusObject *self, PyObject *const *args, Py_ssize_t 
 		return NULL;
 	size_t n = (size_t)PyTuple_GET_SIZE(ids), m = n ? n : 1;
 	PyObject **hold = calloc(m, sizeof *hold);
-	req q = { .n = n, .obj = &PyTuple_GET_ITEM(ids, 0), .as_bytes = as_bytes };
+	req q = { .n = n, .obj = &PyTuple_GET_ITEM(ids, 0), .as_bytes = as_bytes,
+	          .positions_only = positions_only };
 	q.id = malloc(m * sizeof *q.id);
 	q.idlen = malloc(m * sizeof *q.idlen);
 	q.pos = malloc(m * sizeof *q.pos);
@@ -231,6 +243,21 @@ out:
 	free(q.pos);
 	Py_DECREF(ids);
 	return list;
+}
+
+PyObject *corpus_get_many(CorpusObject *self, PyObject *const *args, Py_ssize_t nargs,
+                          PyObject *kwnames)
+{
+	PyObject *seq;
+	int as_bytes;
+	if (parse(self, "get_many", "ids", args, nargs, kwnames, &seq, &as_bytes) < 0)
+		return NULL;
+	return many_ids(self, "get_many", seq, as_bytes, 0);
+}
+
+PyObject *corpus_positions(CorpusObject *self, PyObject *ids)
+{
+	return many_ids(self, "positions", ids, 0, 1);
 }
 
 PyObject *corpus_get_many_positions(CorpusObject *self, PyObject *const *args, Py_ssize_t nargs,

@@ -94,6 +94,26 @@ def test_positions(docdex_bin, sample):
         assert c.get_many_positions([]) == []
 
 
+def test_positions_of_ids(sample):
+    _, path, _ = sample
+    with docdex.Corpus(path) as c:
+        ids = list(c)
+        assert c.positions(ids) == list(range(len(ids)))
+        assert [c.position(i) for i in ids] == list(range(len(ids)))
+        order = ids[::-3] + ids[:2]
+        assert c.positions(order) == [ids.index(i) for i in order]
+        assert c.positions(iter(i.encode() for i in order)) == c.positions(order)  # bytes, any iterable
+        assert c.positions([]) == []
+        assert all(c[c.position(i)] == c.get(i) for i in ids[:20])
+        with pytest.raises(KeyError) as e:
+            c.positions([ids[0], "no such id", ids[1]])
+        assert e.value.args == ("no such id",)
+        with pytest.raises(KeyError):
+            c.position(b"no such id")
+        with pytest.raises(TypeError, match="sequence of ids"):
+            c.positions(ids[0])
+
+
 def test_slices(sample):
     _, path, _ = sample
     with docdex.Corpus(path, bytes=True) as c:

@@ -155,6 +155,8 @@ def test_no_leak(samples):
                 c.get_many(ids[:8])
                 c[i % n]
                 c[i % n::-3]
+                c.positions(ids[:8])
+                c.position(ids[i % n])
                 try:
                     c.get("missing")
                 except KeyError:
