@@ -48,8 +48,10 @@ class CorpusDataset(torch.utils.data.Dataset):
 
     CorpusDataset(corpus, field=None, *, bytes=None, ids=False); corpus is
     a path or a :class:`docdex.Corpus` (its field and bytes are the
-    defaults; its access and inflate cache are kept).  ``__getitems__`` reads a whole batch in one call, for
-    torch versions whose DataLoader fetches batches that way.
+    defaults; its access and inflate cache are kept).  ``__getitems__``
+    reads a whole batch in one call, for torch versions whose DataLoader
+    fetches batches that way.  Some of the documents only, by id:
+    ``torch.utils.data.Subset(ds, ds.corpus.positions(ids))``.
     """
 
     def __init__(self, corpus, field=None, *, bytes=None, ids=False):

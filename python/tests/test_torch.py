@@ -37,6 +37,17 @@ def test_corpus_dataset(samples):
     assert with_ids.__getitems__([4, 0]) == [with_ids[4], with_ids[0]]
 
 
+def test_subset_by_ids(samples):
+    """Some documents by id, through positions: a Subset in a DataLoader
+    with workers gives what get_many gives for the same ids."""
+    path, field = samples["tsv-gzip"]
+    c = docdex.Corpus(path, field=field)
+    ids = list(c)[::3][::-1]
+    subset = torch.utils.data.Subset(CorpusDataset(c), c.positions(ids))
+    loader = DataLoader(subset, batch_size=4, num_workers=2, collate_fn=list)
+    assert [doc for batch in loader for doc in batch] == c.get_many(ids)
+
+
 @pytest.mark.parametrize("n", [1, 7, 12, 13])
 @pytest.mark.parametrize("world", [1, 2, 3, 4])
 @pytest.mark.parametrize("shuffle", [True, False])
