@@ -80,7 +80,7 @@ static int read_docs(CorpusObject *self, req *q)
 		rc = dx_py_texts_read(&self->tx, c, self->fields, q->pos, q->n, &err);
 	if (released)
 		PyEval_RestoreThread(released);
-	/* Strings and bytes only, made under the lock: no garbage collection,
+	/* Strings, bytes or ints only, made under the lock: no garbage collection,
 	 * so no finalizer that could call back into this corpus. */
 	for (; rc == 0 && missing == q->n && made < q->n; made++)
 		if (!(q->out[made] = q->positions_only ? PyLong_FromUnsignedLongLong(q->pos[made])
