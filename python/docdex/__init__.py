@@ -45,6 +45,15 @@ from ._docdex import (  # noqa: F401
     PermissionError,
 )
 
+
+def _reduce_os_error(e):
+    """An OSError made from a message alone pickles its args only; its
+    errno goes with the rest of its state here."""
+    return type(e), e.args, dict(e.__dict__, errno=e.errno)
+
+
+OSError.__reduce__ = _reduce_os_error
+
 __all__ = [
     "Corpus",
     "Error",

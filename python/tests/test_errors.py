@@ -78,13 +78,18 @@ def test_system_errors_are_oserrors(tmp_path):
         with pytest.raises(builtin) as e:
             docdex.Corpus(str(path))
         assert isinstance(e.value, docdex.Error) and e.value.code == docdex.ERR_SYS
-        try:
+        with pytest.raises(builtin) as o:
             open(path)
-        except OSError as o:
-            assert type(o) is builtin and o.errno == e.value.errno
+        assert type(o.value) is builtin and o.value.errno == e.value.errno
     with pytest.raises(docdex.Error) as e:
         docdex.Corpus(str(tmp_path / "file.tsv"))  # not indexed
     assert not isinstance(e.value, OSError)
+    # Pickled whole: its class, message, code and errno.
+    with pytest.raises(FileNotFoundError) as e:
+        docdex.Corpus(str(tmp_path / "none.tsv"))
+    again = pickle.loads(pickle.dumps(e.value))
+    assert type(again) is docdex.FileNotFoundError and str(again) == str(e.value)
+    assert (again.code, again.errno) == (docdex.ERR_SYS, errno.ENOENT)
     # Each pickles by its name (a DataLoader worker's exception is sent so).
     for cls in (docdex.FileNotFoundError, docdex.PermissionError, docdex.IsADirectoryError,
                 docdex.NotADirectoryError, docdex.OSError):
