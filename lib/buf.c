@@ -14,15 +14,7 @@ int dx__buf_reserve(dx_buf *b, size_t more)
 		errno = ENOMEM;
 		return -1;
 	}
-	size_t cap = b->cap ? b->cap : 256;
-	while (cap - b->len < more)
-		cap *= 2;
-	char *p = realloc(b->p, cap);
-	if (!p)
-		return -1;
-	b->p = p;
-	b->cap = cap;
-	return 0;
+	return dx__grow(&b->p, &b->cap, b->len + more, 256, 1);
 }
 
 void dx__buf_free(dx_buf *b)
