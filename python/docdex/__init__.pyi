@@ -98,6 +98,8 @@ class Corpus:
         """Whether a record has this id."""
     def __iter__(self) -> Iterator[Union[str, bytes]]:
         """The ids in corpus order."""
+    def __reversed__(self) -> Iterator[Union[str, bytes]]:
+        """The ids from the last record to the first (the reverse of iter)."""
     def id(self, position: int) -> Union[str, bytes]:
         """The id of the record at this position (negative: from the end)."""
     def ids(self) -> Iterator[Union[str, bytes]]:

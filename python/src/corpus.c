@@ -357,6 +357,9 @@ static PyMethodDef corpus_methods[] = {
 	{ "ids", (PyCFunction)corpus_ids, METH_NOARGS,
 	  "ids() -> iterator of str (bytes for a corpus opened with bytes=True)\n\n"
 	  "The ids of the records in corpus order; iter(corpus) gives the same." },
+	{ "__reversed__", (PyCFunction)corpus_reversed, METH_NOARGS,
+	  "The ids from the last record to the first, as reversed() of a dict\n"
+	  "gives its keys: the reverse of iter(corpus)." },
 	{ "close", (PyCFunction)corpus_close, METH_NOARGS,
 	  "close() -> None\n\nCloses the corpus (after a read under way in another thread\n"
 	  "ends); later calls raise ValueError.  Closing twice is harmless." },
@@ -427,7 +430,7 @@ static const char corpus_doc[] =
 	"len(c) is the number of records, c[i] the record at position i (negative\n"
 	"positions count from the end), c[a:b:s] a list of the records of a slice,\n"
 	"`id in c` tells whether an id is there, iter(c) and c.ids() give the\n"
-	"ids in corpus order.\n\n"
+	"ids in corpus order, reversed(c) from the last to the first.\n\n"
 	"Errors of the library (a missing file, a changed corpus, a damaged index,\n"
 	"a file cut short while open) raise docdex.Error.  A Corpus may be shared\n"
 	"by threads: calls on it take turns (a lock of its own), with the GIL let\n"

@@ -1,16 +1,17 @@
-/* iter.c: the iterator of a corpus's ids, in corpus order. */
+/* iter.c: the iterator of a corpus's ids, in corpus order or reversed
+ * (reversed(c) mirrors iter(c), as reversed(dict) gives its keys). */
 #include "pydocdex.h"
 
 typedef struct {
 	PyObject_HEAD
 	CorpusObject *corpus;
-	uint64_t next;
+	uint64_t done;  /* ids given so far */
+	int reverse;    /* from the last record to the first */
 	int as_bytes;
 } IdIterObject;
 
-PyObject *corpus_ids(CorpusObject *self, PyObject *unused)
+static PyObject *new_iter(CorpusObject *self, int reverse)
 {
-	(void)unused;
 	if (corpus_enter(self) < 0)
 		return NULL;
 	dx_py_unlock(self->lock);
@@ -19,9 +20,22 @@ PyObject *corpus_ids(CorpusObject *self, PyObject *unused)
 		return NULL;
 	Py_INCREF(self);
 	it->corpus = self;
-	it->next = 0;
+	it->done = 0;
+	it->reverse = reverse;
 	it->as_bytes = self->as_bytes;
 	return (PyObject *)it;
+}
+
+PyObject *corpus_ids(CorpusObject *self, PyObject *unused)
+{
+	(void)unused;
+	return new_iter(self, 0);
+}
+
+PyObject *corpus_reversed(CorpusObject *self, PyObject *unused)
+{
+	(void)unused;
+	return new_iter(self, 1);
 }
 
 PyObject *corpus_id(CorpusObject *self, PyObject *arg)
@@ -65,10 +79,12 @@ static PyObject *iditer_next(IdIterObject *it)
 	CorpusObject *self = it->corpus;
 	if (corpus_enter(self) < 0)
 		return NULL;
-	if (it->next >= dx_corpus_count(self->c)) {
+	uint64_t n = dx_corpus_count(self->c);
+	if (it->done >= n) {
 		dx_py_unlock(self->lock);
 		return NULL; /* StopIteration */
 	}
+	uint64_t pos = it->reverse ? n - 1 - it->done : it->done;
 	/* An id lookup is short: done with the GIL held, the id copied into
 	 * its object before the lock (and with it the id's bytes) goes. */
 	dx_err err; /* its code only: as in read.c */
@@ -76,10 +92,10 @@ static PyObject *iditer_next(IdIterObject *it)
 	const char *id;
 	size_t len;
 	PyObject *r = NULL;
-	if (dx_corpus_id(self->c, it->next, &id, &len, &err) < 0)
+	if (dx_corpus_id(self->c, pos, &id, &len, &err) < 0)
 		corpus_failed(self, &err);
 	else if ((r = text_object(id, len, it->as_bytes)))
-		it->next++;
+		it->done++;
 	dx_py_unlock(self->lock);
 	if (err.code)
 		dx_py_raise(&err);
@@ -91,7 +107,7 @@ static PyObject *iditer_length_hint(IdIterObject *it, PyObject *unused)
 	(void)unused;
 	CorpusObject *self = it->corpus;
 	uint64_t n = self->c ? dx_corpus_count(self->c) : 0;
-	return PyLong_FromUnsignedLongLong(n > it->next ? n - it->next : 0);
+	return PyLong_FromUnsignedLongLong(n > it->done ? n - it->done : 0);
 }
 
 static PyMethodDef iditer_methods[] = {
@@ -106,7 +122,8 @@ PyTypeObject IdIterType = {
 	.tp_basicsize = sizeof(IdIterObject),
 	.tp_dealloc = (destructor)iditer_dealloc,
 	.tp_flags = Py_TPFLAGS_DEFAULT,
-	.tp_doc = "The ids of a docdex.Corpus in corpus order (Corpus.ids(), iter(corpus)).",
+	.tp_doc = "The ids of a docdex.Corpus in corpus order (Corpus.ids(), iter(corpus)),\n"
+	          "or from the last to the first (reversed(corpus)).",
 	.tp_iter = PyObject_SelfIter,
 	.tp_iternext = (iternextfunc)iditer_next,
 	.tp_methods = iditer_methods,

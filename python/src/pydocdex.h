@@ -126,5 +126,6 @@ PyObject *corpus_id(CorpusObject *self, PyObject *arg);
 int corpus_contains(CorpusObject *self, PyObject *id);
 /* ids() and iter(c) (iter.c). */
 PyObject *corpus_ids(CorpusObject *self, PyObject *unused);
+PyObject *corpus_reversed(CorpusObject *self, PyObject *unused);
 
 #endif

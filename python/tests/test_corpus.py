@@ -42,6 +42,10 @@ def test_len_ids(docdex_bin, sample):
         assert len(c) == len(want)
         assert list(c.ids()) == want
         assert list(c) == want
+        assert list(reversed(c)) == want[::-1]  # the ids, as iter(c) and reversed(dict)
+        it = reversed(c)
+        next(it)
+        assert it.__length_hint__() == len(want) - 1
         assert [c.id(i) for i in range(len(c))] == want
         assert c.id(-1) == want[-1]
         for bad in (len(want), -len(want) - 1):
