@@ -148,20 +148,29 @@ static int build(uint32_t *t, unsigned tbits, unsigned enough, const uint8_t *le
 			max = len;
 	}
 	unsigned size = 1u << tbits;
-	/* BAD for the codes an incomplete code lacks; a complete code fills
-	 * every entry itself. */
-	if (left > 0)
-		memset(t, 0, size * sizeof *t);
-	if (max == 0)
+	if (max == 0) {
+		memset(t, 0, size * sizeof *t); /* every code BAD */
 		return type == T_CL ? -1 : 0;
+	}
 	if (left > 0 && (type == T_CL || max != 1))
 		return -1;
-	unsigned code = 0;
+	/* Each code's first value (next[len]), and where each length's
+	 * symbols end in sorted[], which holds them by length, each length's
+	 * in symbol order (so in the order of their codes). */
+	unsigned code = 0, end[16];
+	uint16_t sorted[288];
 	next[0] = 0;
+	end[0] = 0;
 	for (unsigned len = 1; len <= 15; len++) {
 		code = (code + count[len - 1]) << 1;
 		next[len] = code;
+		end[len] = end[len - 1] + count[len];
 	}
+	unsigned at[16];
+	memcpy(at, end, sizeof at);
+	for (unsigned sym = n; sym-- > 0;)
+		if (lens[sym])
+			sorted[--at[lens[sym]]] = (uint16_t)sym;
 	/* Codes reversed (they are sent from their high bit), and the longest
 	 * code under each first-level prefix, which sizes its second level. */
 	uint16_t rev[288], prefixes[288];
@@ -169,10 +178,8 @@ static int build(uint32_t *t, unsigned tbits, unsigned enough, const uint8_t *le
 	unsigned nprefix = 0;
 	if (max > tbits)
 		memset(longest, 0, size);
-	for (unsigned sym = 0; sym < n; sym++) {
-		unsigned len = lens[sym];
-		if (!len)
-			continue;
+	for (unsigned k = 0; k < end[15]; k++) {
+		unsigned sym = sorted[k], len = lens[sym];
 		unsigned c = next[len]++;
 		unsigned r = (unsigned)(reversed[c & 0xff] << 8 | reversed[c >> 8]) >> (16 - len);
 		rev[sym] = (uint16_t)r;
@@ -184,27 +191,37 @@ static int build(uint32_t *t, unsigned tbits, unsigned enough, const uint8_t *le
 				longest[pre] = (uint8_t)len;
 		}
 	}
-	/* The second levels, laid out before the symbols go in: the entries
-	 * that link to them are not cleared beforehand.  (Codes longer than
-	 * tbits are complete: an incomplete code has one code of one bit.) */
+	/*
+	 * The first level grows by doubling: once it holds every code of len
+	 * bits or fewer in its first 2^len entries (a code's entry at its
+	 * reversed value), a copy of them doubles it, and the codes of len + 1
+	 * bits go into the new half, where no shorter code reaches.  One
+	 * store a symbol and copies of whole runs of entries, where storing
+	 * each entry a code covers (2^(tbits - len) of them) was half of a
+	 * table's build and a tenth of reading a random BGZF record.  The
+	 * entry the doubling starts from is BAD: it stays wherever an
+	 * incomplete code has no code.
+	 */
+	t[0] = BAD;
+	unsigned k = 0;
+	for (unsigned len = 1; len <= tbits; len++) {
+		memcpy(t + (1u << (len - 1)), t, (1u << (len - 1)) * sizeof *t);
+		for (; k < end[len]; k++)
+			t[rev[sorted[k]]] = symbol_entry(type, sorted[k], len);
+	}
+	/* The second levels, each linked from its prefix's entry (which no
+	 * shorter code took).  (Codes longer than tbits are complete: an
+	 * incomplete code has one code of one bit.) */
 	unsigned used = size;
-	for (unsigned k = 0; k < nprefix; k++) {
-		unsigned pre = prefixes[k], sub = longest[pre] - tbits;
+	for (unsigned j = 0; j < nprefix; j++) {
+		unsigned pre = prefixes[j], sub = longest[pre] - tbits;
 		if (used + (1u << sub) > enough)
 			return -1; /* cannot happen for a code that passed the checks above */
 		t[pre] = ENTRY(K_SUB, sub, tbits, used);
 		used += 1u << sub;
 	}
-	for (unsigned sym = 0; sym < n; sym++) {
-		unsigned len = lens[sym], r = rev[sym];
-		if (!len)
-			continue;
-		if (len <= tbits) {
-			uint32_t e = symbol_entry(type, sym, len);
-			for (unsigned i = r; i < size; i += 1u << len)
-				t[i] = e;
-			continue;
-		}
+	for (; k < end[15]; k++) {
+		unsigned sym = sorted[k], len = lens[sym], r = rev[sym];
 		const uint32_t *p = &t[r & (size - 1)];
 		unsigned sub = E_CODE(*p), len2 = len - tbits;
 		uint32_t e = symbol_entry(type, sym, len2);
