@@ -71,10 +71,10 @@ killed_after() {
 	# The kills are spread over the build's own time, whatever it is: a
 	# build of 16 MB takes 0.15 s here, and under a sanitizer a quarter of
 	# that corpus still takes longer (0.9-1.1 s under ThreadSanitizer,
-	# where 16 MB took 3.2 s and this test a minute alone, four beside
-	# another suite: the longest of make tsan).
+	# where 16 MB took 3.2 s, and this test a minute alone and four
+	# beside another suite: the longest of make tsan).
 	local size=16M
-	[[ ${DX_CFLAGS-} != *-fsanitize=* ]] || size=4M
+	! under_sanitizer || size=4M
 	"$DX_SYNTH" --size "$size" -o d/c.tsv
 	gzip -1 d/c.tsv
 	local doc

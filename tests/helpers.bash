@@ -31,6 +31,14 @@ fi
 # checks no leaks there.  Used as env "$NO_LEAK_CHECK" [strace ...] "$DOCDEX" ...
 NO_LEAK_CHECK="ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 
+# Whether docdex was built under a sanitizer (make asan, make tsan pass
+# their flags as DX_CFLAGS): a test whose point does not need its full
+# size there takes a smaller one, as a sanitized build runs ten times as
+# slow.
+under_sanitizer() {
+	[[ ${DX_CFLAGS-} == *-fsanitize=* ]]
+}
+
 setup() {
 	cd "$BATS_TEST_TMPDIR" || exit 1
 }

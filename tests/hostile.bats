@@ -148,7 +148,7 @@ lying_index() {
 	# longest an index entry holds) and forty of the scan's chunks, where
 	# 300 MiB took ThreadSanitizer's build 170 s, three quarters of the suite.
 	local mib=300
-	[[ ${DX_CFLAGS-} != *-fsanitize=* ]] || mib=40
+	! under_sanitizer || mib=40
 	{
 		printf 'small\tfirst\n'
 		printf 'big\t'
