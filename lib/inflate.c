@@ -196,9 +196,9 @@ static int build(uint32_t *t, unsigned tbits, unsigned enough, const uint8_t *le
 	 * bits or fewer in its first 2^len entries (a code's entry at its
 	 * reversed value), a copy of them doubles it, and the codes of len + 1
 	 * bits go into the new half, where no shorter code reaches.  One
-	 * store a symbol and copies of whole runs of entries, where storing
-	 * each entry a code covers (2^(tbits - len) of them) was half of a
-	 * table's build and a tenth of reading a random BGZF record.  The
+	 * store a symbol and copies of whole runs of entries: storing each
+	 * entry a code covers (2^(tbits - len) of them) was half of a build,
+	 * and the builds 12% of reading a random BGZF record (6% since).  The
 	 * entry the doubling starts from is BAD: it stays wherever an
 	 * incomplete code has no code.
 	 */
