@@ -6,6 +6,8 @@ In one process and one thread, times random reads from an indexed corpus:
     c[pos]                    one document by position
     c.get(id)                 one document by id
     c.get_many(ids)           1,024 ids a call
+    c.get_many(ids, view=True)  the same as memoryviews (of the file's
+                              pages, without a copy, for a plain file)
     c.get_many_positions(ps)  1,024 positions a call
     c.position(id)            the position of one id
     c.positions(ids)          1,024 ids a call
@@ -120,6 +122,10 @@ def readers(c, d, values, pos_of, ids, pos):
         for b in batches:
             [d[i] for i in b]
 
+    def c_many_view():
+        for b in batches:
+            c.get_many(b, view=True)
+
     def c_many_pos():
         for b in pbatches:
             c.get_many_positions(b)
@@ -149,6 +155,7 @@ def readers(c, d, values, pos_of, ids, pos):
         "c[pos]": (c_item, d_item),
         "c.get(id)": (c_get, d_get),
         f"c.get_many({BATCH} ids)": (c_many, d_many),
+        f"c.get_many({BATCH} ids, view=True)": (c_many_view, d_many),
         f"c.get_many_positions({BATCH})": (c_many_pos, d_many_pos),
         "c.position(id)": (c_position, d_position),
         f"c.positions({BATCH} ids)": (c_positions, d_positions),

@@ -23,6 +23,7 @@ ERR_VERSION: int
 ERR_MISMATCH: int
 
 _Id = Union[str, bytes]
+_Doc = Union[str, bytes, memoryview]
 _Path = Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]"]
 
 class Error(Exception):
@@ -54,10 +55,13 @@ class NotADirectoryError(OSError, builtins.NotADirectoryError):
 class Corpus:
     """Documents served out of an indexed corpus, by id or by position.
 
-    Corpus(path, field=None, *, bytes=False, access="auto", inflate_cache=0) opens
-    CORPUS (with CORPUS.ddx beside it) or the index itself.  field selects
-    fields as ``docdex get --field`` does ("title,body"); documents come as
-    str (UTF-8, errors='surrogateescape') or, with bytes=True, as bytes.
+    Corpus(path, field=None, *, bytes=False, view=False, access="auto",
+    inflate_cache=0) opens CORPUS (with CORPUS.ddx beside it) or the index
+    itself.  field selects fields as ``docdex get --field`` does
+    ("title,body"); documents come as str (UTF-8,
+    errors='surrogateescape'), with bytes=True as bytes, with view=True as
+    read-only memoryviews: of the file's own pages where the text lies in a
+    plain file's mapping as it is (no copy), else of a bytes copy.
     inflate_cache, a size in bytes, shares what is inflated from a gzip or
     BGZF corpus with the other processes that read it with one (see
     ``docdex get --inflate-cache``).
@@ -74,6 +78,9 @@ class Corpus:
     def bytes(self) -> bool:
         """Whether documents and ids come as bytes by default."""
     @property
+    def view(self) -> bool:
+        """Whether documents come as memoryviews by default."""
+    @property
     def access(self) -> Literal["auto", "mmap", "pread"]:
         """How records of a plain corpus are read (see ``docdex get --access``)."""
     @property
@@ -84,15 +91,15 @@ class Corpus:
         """Bytes this handle has inflated since it was opened (not counting
         what came from the inflate cache)."""
     def __init__(self, path: _Path, field: Optional[str] = None, *, bytes: bool = False,
-                 access: Literal["auto", "mmap", "pread"] = "auto",
+                 view: bool = False, access: Literal["auto", "mmap", "pread"] = "auto",
                  inflate_cache: int = 0) -> None: ...
     def __len__(self) -> int:
         """The number of records."""
     @overload
-    def __getitem__(self, pos: SupportsIndex) -> Union[str, bytes]:
+    def __getitem__(self, pos: SupportsIndex) -> _Doc:
         """The record at a 0-based position (negative from the end); IndexError out of range."""
     @overload
-    def __getitem__(self, pos: slice) -> List[Union[str, bytes]]:
+    def __getitem__(self, pos: slice) -> List[_Doc]:
         """The records of a slice of positions, as a list."""
     def __contains__(self, id: object) -> bool:
         """Whether a record has this id."""
@@ -105,17 +112,22 @@ class Corpus:
     def ids(self) -> Iterator[Union[str, bytes]]:
         """The ids in corpus order (bytes for a corpus opened with bytes=True)."""
     @overload
-    def get(self, id: _Id, *, bytes: Literal[True]) -> bytes: ...
+    def get(self, id: _Id, *, bytes: Optional[bool] = None, view: Literal[True]) -> memoryview: ...
     @overload
-    def get(self, id: _Id, *, bytes: Literal[False]) -> str: ...
+    def get(self, id: _Id, *, bytes: Literal[True], view: Literal[False, None] = None) -> bytes: ...
     @overload
-    def get(self, id: _Id, *, bytes: Optional[bool] = None) -> Union[str, bytes]:
-        """The document with this id; KeyError when none has it."""
-    def get_many(self, ids: Iterable[_Id], *, bytes: Optional[bool] = None) -> List[Union[str, bytes]]:
+    def get(self, id: _Id, *, bytes: Literal[False], view: Literal[False, None] = None) -> str: ...
+    @overload
+    def get(self, id: _Id, *, bytes: Optional[bool] = None, view: Optional[bool] = None) -> _Doc:
+        """The document with this id; KeyError when none has it.  view=True
+        gives a memoryview; else bytes= as given; else the corpus's kind."""
+    def get_many(self, ids: Iterable[_Id], *, bytes: Optional[bool] = None,
+                 view: Optional[bool] = None) -> List[_Doc]:
         """The documents of these ids, in order, read in one call; KeyError for an unknown id."""
     def get_many_positions(
-        self, positions: Sequence[SupportsIndex], *, bytes: Optional[bool] = None
-    ) -> List[Union[str, bytes]]:
+        self, positions: Sequence[SupportsIndex], *, bytes: Optional[bool] = None,
+        view: Optional[bool] = None
+    ) -> List[_Doc]:
         """The documents at these positions, in order, read in one call; IndexError out of range."""
     def position(self, id: _Id) -> int:
         """The position of the record with this id; KeyError when none has it."""

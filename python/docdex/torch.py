@@ -48,7 +48,8 @@ class CorpusDataset(torch.utils.data.Dataset):
 
     CorpusDataset(corpus, field=None, *, bytes=None, ids=False); corpus is
     a path or a :class:`docdex.Corpus` (its field and bytes are the
-    defaults; its access and inflate cache are kept).  ``__getitems__``
+    defaults; its access and inflate cache are kept; not view=, since a
+    worker's memoryview would not pickle).  ``__getitems__``
     reads a whole batch in one call, for torch versions whose DataLoader
     fetches batches that way.  Some of the documents only, by id:
     ``torch.utils.data.Subset(ds, ds.corpus.positions(ids))``.

@@ -46,6 +46,21 @@ int corpus_enter(CorpusObject *self)
 	return -1;
 }
 
+/* Ends the handle: later calls find it closed.  A view into the mapping
+ * still alive keeps the library corpus, and so the mapping, until the last
+ * such view goes (view.c). */
+static void corpus_end(CorpusObject *self)
+{
+	dx_fields_free(self->fields);
+	self->fields = NULL;
+	dx_py_texts_free(&self->tx);
+	if (self->c && self->views > 0)
+		self->kept = self->c;
+	else
+		dx_corpus_close(self->c);
+	self->c = NULL;
+}
+
 void corpus_failed(CorpusObject *self, const dx_err *err)
 {
 	if (err->code != DX_ESTALE || self->dead)
@@ -55,11 +70,7 @@ void corpus_failed(CorpusObject *self, const dx_err *err)
 	self->dead = PyUnicode_DecodeUTF8(msg, strlen(msg), "surrogateescape");
 	if (!self->dead)
 		PyErr_Clear();
-	dx_fields_free(self->fields);
-	self->fields = NULL;
-	dx_corpus_close(self->c);
-	self->c = NULL;
-	dx_py_texts_free(&self->tx);
+	corpus_end(self);
 }
 
 int dx_py_access(const char *name)
@@ -92,13 +103,13 @@ PyObject *id_bytes(PyObject *id)
 
 static int corpus_init(CorpusObject *self, PyObject *args, PyObject *kw)
 {
-	static char *kwlist[] = { "path", "field", "bytes", "access", "inflate_cache", NULL };
+	static char *kwlist[] = { "path", "field", "bytes", "view", "access", "inflate_cache", NULL };
 	PyObject *path = NULL, *field = Py_None, *fsbytes = NULL;
 	const char *how = "auto";
-	int as_bytes = 0, access;
+	int as_bytes = 0, as_view = 0, access;
 	unsigned long long cache = 0;
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O$psK:Corpus", kwlist, &path, &field, &as_bytes, &how,
-	                                 &cache))
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O$ppsK:Corpus", kwlist, &path, &field, &as_bytes,
+	                                 &as_view, &how, &cache))
 		return -1;
 	if ((access = dx_py_access(how)) < 0)
 		return -1;
@@ -169,6 +180,7 @@ static int corpus_init(CorpusObject *self, PyObject *args, PyObject *kw)
 	Py_INCREF(field);
 	self->field = field;
 	self->as_bytes = as_bytes;
+	self->as_view = as_view;
 	self->access = access;
 	self->inflate_cache = cache;
 	return 0;
@@ -190,9 +202,8 @@ static PyObject *corpus_new(PyTypeObject *type, PyObject *args, PyObject *kw)
 
 static void corpus_dealloc(CorpusObject *self)
 {
-	dx_fields_free(self->fields);
-	dx_corpus_close(self->c);
-	dx_py_texts_free(&self->tx);
+	/* No view is alive (each holds the corpus): nothing is kept. */
+	corpus_end(self);
 	if (self->lock)
 		dx_py_lock_free(self->lock);
 	Py_XDECREF(self->path);
@@ -206,11 +217,7 @@ static PyObject *corpus_close(CorpusObject *self, PyObject *unused)
 	(void)unused;
 	/* Waits for a read in another thread to end. */
 	dx_py_lock(self->lock);
-	dx_fields_free(self->fields);
-	self->fields = NULL;
-	dx_corpus_close(self->c);
-	self->c = NULL;
-	dx_py_texts_free(&self->tx);
+	corpus_end(self);
 	dx_py_unlock(self->lock);
 	Py_RETURN_NONE;
 }
@@ -240,9 +247,9 @@ static PyObject *corpus_reduce(CorpusObject *self, PyObject *unused)
 		return NULL;
 	}
 	PyObject *args = Py_BuildValue("(OO)", self->path, self->field);
-	PyObject *kw = Py_BuildValue("{s:O,s:s,s:K}", "bytes", self->as_bytes ? Py_True : Py_False,
-	                             "access", dx_access_name(self->access), "inflate_cache",
-	                             self->inflate_cache);
+	PyObject *kw = Py_BuildValue("{s:O,s:O,s:s,s:K}", "bytes", self->as_bytes ? Py_True : Py_False,
+	                             "view", self->as_view ? Py_True : Py_False, "access",
+	                             dx_access_name(self->access), "inflate_cache", self->inflate_cache);
 	PyObject *r = NULL;
 	/* copyreg.__newobj_ex__ is not needed: functools.partial carries the
 	 * keyword argument, and pickles by reference. */
@@ -278,8 +285,9 @@ static PyObject *corpus_repr(CorpusObject *self)
 {
 	if (!self->path)
 		return PyUnicode_FromString("<docdex.Corpus (not open)>");
-	return PyUnicode_FromFormat("<docdex.Corpus %R%s%s>", self->path,
-	                            self->c ? "" : " (closed)", self->as_bytes ? " bytes" : "");
+	return PyUnicode_FromFormat("<docdex.Corpus %R%s%s%s>", self->path,
+	                            self->c ? "" : " (closed)", self->as_bytes ? " bytes" : "",
+	                            self->as_view ? " view" : "");
 }
 
 static PyObject *get_closed(CorpusObject *self, void *unused)
@@ -316,6 +324,12 @@ static PyObject *get_bytes(CorpusObject *self, void *unused)
 	return PyBool_FromLong(self->as_bytes);
 }
 
+static PyObject *get_view(CorpusObject *self, void *unused)
+{
+	(void)unused;
+	return PyBool_FromLong(self->as_view);
+}
+
 static PyObject *corpus_iter(PyObject *self)
 {
 	return corpus_ids((CorpusObject *)self, NULL);
@@ -323,20 +337,21 @@ static PyObject *corpus_iter(PyObject *self)
 
 static PyMethodDef corpus_methods[] = {
 	{ "get", (PyCFunction)(void (*)(void))corpus_get, METH_FASTCALL | METH_KEYWORDS,
-	  "get(id, *, bytes=None) -> str | bytes\n\n"
+	  "get(id, *, bytes=None, view=None) -> str | bytes | memoryview\n\n"
 	  "The document with this id (str or bytes): the record as it is in the\n"
 	  "corpus, or its selected fields.  KeyError when no record has the id\n"
-	  "(unlike dict.get, there is no default).  bytes=True gives bytes,\n"
-	  "bytes=False str, None the corpus's default." },
+	  "(unlike dict.get, there is no default).  view=True gives a memoryview\n"
+	  "(see Corpus); else bytes=True gives bytes, bytes=False str; None\n"
+	  "leaves the corpus's default." },
 	{ "get_many", (PyCFunction)(void (*)(void))corpus_get_many, METH_FASTCALL | METH_KEYWORDS,
-	  "get_many(ids, *, bytes=None) -> list\n\n"
+	  "get_many(ids, *, bytes=None, view=None) -> list\n\n"
 	  "The documents of these ids, in the order given, read together with\n"
 	  "the GIL let go: a gzip corpus in one call to the library, which\n"
 	  "decompresses each stretch once, in file order; a plain one in runs\n"
 	  "of records.  KeyError for the first id that no record has." },
 	{ "get_many_positions", (PyCFunction)(void (*)(void))corpus_get_many_positions,
 	  METH_FASTCALL | METH_KEYWORDS,
-	  "get_many_positions(positions, *, bytes=None) -> list\n\n"
+	  "get_many_positions(positions, *, bytes=None, view=None) -> list\n\n"
 	  "The documents at these 0-based positions in corpus order, as\n"
 	  "get_many reads them; negative positions count from the end.\n"
 	  "IndexError for a position out of range." },
@@ -362,12 +377,14 @@ static PyMethodDef corpus_methods[] = {
 	  "gives its keys: the reverse of iter(corpus)." },
 	{ "close", (PyCFunction)corpus_close, METH_NOARGS,
 	  "close() -> None\n\nCloses the corpus (after a read under way in another thread\n"
-	  "ends); later calls raise ValueError.  Closing twice is harmless." },
+	  "ends); later calls raise ValueError.  Closing twice is harmless.\n"
+	  "A memoryview of the file (view=True) keeps it mapped until the last\n"
+	  "one is released." },
 	{ "__enter__", (PyCFunction)corpus_enter_ctx, METH_NOARGS, "Returns the corpus." },
 	{ "__exit__", (PyCFunction)corpus_exit_ctx, METH_VARARGS, "Closes the corpus." },
 	{ "__reduce__", (PyCFunction)corpus_reduce, METH_NOARGS,
-	  "Pickles the corpus as its path, field, bytes, access and inflate_cache: unpickling opens\n"
-	  "it again." },
+	  "Pickles the corpus as its path, field, bytes, view, access and inflate_cache: unpickling\n"
+	  "opens it again." },
 	{ NULL, NULL, 0, NULL },
 };
 
@@ -383,6 +400,7 @@ static PyGetSetDef corpus_getset[] = {
 	{ "closed", (getter)get_closed, NULL, "Whether the corpus is closed.", NULL },
 	{ "bytes", (getter)get_bytes, NULL, "Whether documents and ids come as bytes by default.",
 	  NULL },
+	{ "view", (getter)get_view, NULL, "Whether documents come as memoryviews by default.", NULL },
 	{ "access", (getter)get_access, NULL, "How records are read: 'auto', 'mmap' or 'pread'.", NULL },
 	{ "inflate_cache", (getter)get_inflate_cache, NULL,
 	  "The size of the inflate cache it was opened with (0: none).", NULL },
@@ -405,7 +423,8 @@ static PyMappingMethods corpus_as_mapping = {
 };
 
 static const char corpus_doc[] =
-	"Corpus(path, field=None, *, bytes=False, access='auto', inflate_cache=0)\n\n"
+	"Corpus(path, field=None, *, bytes=False, view=False, access='auto',\n"
+	"       inflate_cache=0)\n\n"
 	"Documents served out of an indexed corpus (TSV, JSONL or TREC; plain,\n"
 	"gzip or BGZF), opened through the corpus file (with its .ddx index\n"
 	"beside it, as `docdex index` writes it) or through the index itself.\n\n"
@@ -416,6 +435,13 @@ static const char corpus_doc[] =
 	"'surrogateescape' (str.encode('utf-8', 'surrogateescape') gives back the\n"
 	"exact bytes), or as bytes with bytes=True (per call: bytes= of get,\n"
 	"get_many and get_many_positions).\n\n"
+	"view=True (per call too) gives documents as read-only memoryviews: of\n"
+	"the file's own pages, without a copy, where the text lies as it is in\n"
+	"a plain file read through its mapping (a whole record, a TSV column, a\n"
+	"JSON string without escapes), else of a copy (view.obj is then bytes).\n"
+	"A view keeps the mapping while it lives, after close() too.  It reads\n"
+	"the file itself: a file cut short under a view kills the process with\n"
+	"SIGBUS when the view is read, as with mmap and numpy.memmap.\n\n"
 	"access says how records of a plain corpus are read, as --access of\n"
 	"`docdex get`: 'mmap' (the shared mapping), 'pread' (a copy each, the\n"
 	"way for a corpus larger than memory), or 'auto': the mapping while the\n"

@@ -130,7 +130,7 @@ PyMODINIT_FUNC PyInit__docdex(void)
 		return NULL;
 	}
 	if (PyType_Ready(&CorpusType) < 0 || PyType_Ready(&IdIterType) < 0 ||
-	    PyType_Ready(&SamplerType) < 0)
+	    PyType_Ready(&SamplerType) < 0 || dx_py_view_ready() < 0)
 		return NULL;
 	PyObject *m = PyModule_Create(&moduledef);
 	if (!m)

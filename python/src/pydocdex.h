@@ -16,6 +16,8 @@
  */
 typedef struct dx_py_span {
 	size_t off, len;
+	const char *mapped;     /* with keep_mapped: where the text lies in a
+	                           plain file's mapping (not copied), or NULL */
 } dx_py_span;
 
 typedef struct dx_py_texts {
@@ -26,7 +28,12 @@ typedef struct dx_py_texts {
 	size_t used, bufcap;
 	int plain;              /* every source of the corpus is a plain file
 	                           (dx_py_corpus_plain), set by the owner */
+	int keep_mapped;        /* leave texts that lie in the mapping there
+	                           (for views), set by the owner per call */
 } dx_py_texts;
+
+/* What a document is made into: str, bytes, or a memoryview. */
+enum { DX_PY_STR, DX_PY_BYTES, DX_PY_VIEW };
 
 /*
  * A corpus opened for Python.  The library wants a handle used by one
@@ -40,6 +47,7 @@ typedef struct {
 	PyObject *path;         /* str or bytes, as os.fspath gave it: for pickle */
 	PyObject *field;        /* str or None */
 	int as_bytes;           /* bytes rather than str by default */
+	int as_view;            /* documents as memoryviews by default */
 	int access;             /* DX_ACCESS_*: for pickle */
 	unsigned long long inflate_cache; /* bytes asked for (0: none): for pickle */
 	pthread_mutex_t *lock;
@@ -47,6 +55,11 @@ typedef struct {
 	/* What one call reads, kept from call to call (under lock): a batch
 	 * does not allocate afresh. */
 	dx_py_texts tx;
+	/* Views into the mapping alive (view.c), and the library corpus that
+	 * a close left open for them: the mapping stays until the last one is
+	 * released.  Both change with the GIL held. */
+	Py_ssize_t views;
+	dx_corpus *kept;
 } CorpusObject;
 
 extern PyObject *DxError;
@@ -66,8 +79,14 @@ int dx_py_nomem(dx_err *err);
  * (4 KiB at first): 0, or -1 when out of memory (buf unchanged). */
 int dx_py_grow(char **buf, size_t *cap, size_t used, size_t more);
 
-/* Text i as bytes or str (text_object's): a new reference, or NULL. */
-PyObject *dx_py_text_object(const dx_py_texts *t, size_t i, int as_bytes);
+/* Text i as kind (DX_PY_*): a new reference, or NULL.  owner is the
+ * corpus a view holds (NULL only where kind is not DX_PY_VIEW). */
+PyObject *dx_py_text_object(const dx_py_texts *t, size_t i, int kind, CorpusObject *owner);
+/* A read-only memoryview of len bytes: of mapped, without a copy, holding
+ * owner (and its mapping) while it lives; or of a copy of copy when mapped
+ * is NULL.  A new reference, or NULL. */
+PyObject *dx_py_view(CorpusObject *owner, const char *mapped, const char *copy, size_t len);
+int dx_py_view_ready(void);
 /* Whether every source of c is a plain (mapped) file: 1 or 0. */
 int dx_py_corpus_plain(dx_corpus *c);
 /* After a call: lets go of a buffer grown large, keeps a small one. */

@@ -15,7 +15,7 @@ typedef struct req {
 	size_t *idlen;
 	const Py_ssize_t *want; /* positions asked, negative from the end */
 	uint64_t *pos;          /* room for n */
-	int as_bytes;
+	int kind;               /* DX_PY_*: what a document is made into */
 	int positions_only;     /* found, not read: out gets their positions */
 	PyObject **out;         /* room for n new references */
 } req;
@@ -76,15 +76,16 @@ static int read_docs(CorpusObject *self, req *q)
 			break;
 		}
 	}
+	self->tx.keep_mapped = q->kind == DX_PY_VIEW;
 	if (missing == q->n && !q->positions_only)
 		rc = dx_py_texts_read(&self->tx, c, self->fields, q->pos, q->n, &err);
 	if (released)
 		PyEval_RestoreThread(released);
-	/* Strings, bytes or ints only, made under the lock: no garbage collection,
-	 * so no finalizer that could call back into this corpus. */
+	/* Strings, bytes, views or ints only, made under the lock: no garbage
+	 * collection, so no finalizer that could call back into this corpus. */
 	for (; rc == 0 && missing == q->n && made < q->n; made++)
 		if (!(q->out[made] = q->positions_only ? PyLong_FromUnsignedLongLong(q->pos[made])
-		                                       : dx_py_text_object(&self->tx, made, q->as_bytes)))
+		                                       : dx_py_text_object(&self->tx, made, q->kind, self)))
 			break;
 	dx_py_texts_trim(&self->tx);
 	if (rc < 0)
@@ -101,21 +102,40 @@ static int read_docs(CorpusObject *self, req *q)
 	return -1;
 }
 
-static int want_bytes(CorpusObject *self, PyObject *b)
+/* The kind of the corpus's documents by default. */
+static int default_kind(const CorpusObject *self)
 {
-	return b == Py_None ? self->as_bytes : PyObject_IsTrue(b);
+	return self->as_view ? DX_PY_VIEW : self->as_bytes ? DX_PY_BYTES : DX_PY_STR;
+}
+
+/* The kind a call's bytes= and view= ask for (None: not given): view=True
+ * a memoryview; else bytes= as given; else the corpus's default (which
+ * view=False leaves as bytes or str).  A DX_PY_* kind, or -1. */
+static int want_kind(const CorpusObject *self, PyObject *b, PyObject *v)
+{
+	int view = v == Py_None ? -2 : PyObject_IsTrue(v);
+	int bytes = b == Py_None ? -2 : PyObject_IsTrue(b);
+	if (view == -1 || bytes == -1)
+		return -1;
+	if (view == 1)
+		return DX_PY_VIEW;
+	if (bytes >= 0)
+		return bytes ? DX_PY_BYTES : DX_PY_STR;
+	if (view == 0)
+		return self->as_bytes ? DX_PY_BYTES : DX_PY_STR;
+	return default_kind(self);
 }
 
 /*
  * The arguments of get, get_many and get_many_positions (METH_FASTCALL:
  * no tuple nor dict made for a call): the one argument, positional or by
- * name, and bytes= by name as the flag it means (None: the corpus's own).
- * 0, or -1 with TypeError.
+ * name, and bytes= and view= by name as the kind they ask for.  0, or -1
+ * with TypeError.
  */
 static int parse(CorpusObject *self, const char *fn, const char *name, PyObject *const *args,
-                 Py_ssize_t nargs, PyObject *kwnames, PyObject **arg, int *as_bytes)
+                 Py_ssize_t nargs, PyObject *kwnames, PyObject **arg, int *kind)
 {
-	PyObject *b = Py_None;
+	PyObject *b = Py_None, *v = Py_None;
 	*arg = nargs >= 1 ? args[0] : NULL;
 	if (nargs > 1) {
 		PyErr_Format(PyExc_TypeError, "%s() takes exactly one positional argument (%zd given)",
@@ -127,6 +147,8 @@ static int parse(CorpusObject *self, const char *fn, const char *name, PyObject 
 		PyObject *key = PyTuple_GET_ITEM(kwnames, k);
 		if (PyUnicode_CompareWithASCIIString(key, "bytes") == 0) {
 			b = args[nargs + k];
+		} else if (PyUnicode_CompareWithASCIIString(key, "view") == 0) {
+			v = args[nargs + k];
 		} else if (PyUnicode_CompareWithASCIIString(key, name) == 0 && !*arg) {
 			*arg = args[nargs + k];
 		} else {
@@ -138,8 +160,8 @@ static int parse(CorpusObject *self, const char *fn, const char *name, PyObject 
 		PyErr_Format(PyExc_TypeError, "%s() missing required argument '%s' (pos 1)", fn, name);
 		return -1;
 	}
-	*as_bytes = want_bytes(self, b);
-	return *as_bytes < 0 ? -1 : 0;
+	*kind = want_kind(self, b, v);
+	return *kind < 0 ? -1 : 0;
 }
 
 /* The bytes of id o (str or bytes): borrowed from o where they are its
@@ -165,7 +187,7 @@ static int id_ref(PyObject *o, const char **s, size_t *n, PyObject **hold)
 }
 
 /* get(id) and position(id). */
-static PyObject *one_id(CorpusObject *self, PyObject *id, int as_bytes, int positions_only)
+static PyObject *one_id(CorpusObject *self, PyObject *id, int kind, int positions_only)
 {
 	PyObject *hold, *t = NULL;
 	const char *s;
@@ -173,7 +195,7 @@ static PyObject *one_id(CorpusObject *self, PyObject *id, int as_bytes, int posi
 	uint64_t pos;
 	if (id_ref(id, &s, &n, &hold) < 0)
 		return NULL;
-	req q = { .n = 1, .obj = &id, .id = &s, .idlen = &n, .pos = &pos, .as_bytes = as_bytes,
+	req q = { .n = 1, .obj = &id, .id = &s, .idlen = &n, .pos = &pos, .kind = kind,
 	          .positions_only = positions_only, .out = &t };
 	read_docs(self, &q);
 	Py_XDECREF(hold);
@@ -183,10 +205,10 @@ static PyObject *one_id(CorpusObject *self, PyObject *id, int as_bytes, int posi
 PyObject *corpus_get(CorpusObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
 	PyObject *id;
-	int as_bytes;
-	if (parse(self, "get", "id", args, nargs, kwnames, &id, &as_bytes) < 0)
+	int kind;
+	if (parse(self, "get", "id", args, nargs, kwnames, &id, &kind) < 0)
 		return NULL;
-	return one_id(self, id, as_bytes, 0);
+	return one_id(self, id, kind, 0);
 }
 
 PyObject *corpus_position(CorpusObject *self, PyObject *id)
@@ -207,7 +229,7 @@ static PyObject *read_list(CorpusObject *self, req *q)
 }
 
 /* get_many(ids) and positions(ids) (named fn). */
-static PyObject *many_ids(CorpusObject *self, const char *fn, PyObject *seq, int as_bytes,
+static PyObject *many_ids(CorpusObject *self, const char *fn, PyObject *seq, int kind,
                           int positions_only)
 {
 	if (PyUnicode_Check(seq) || PyBytes_Check(seq)) {
@@ -221,7 +243,7 @@ static PyObject *many_ids(CorpusObject *self, const char *fn, PyObject *seq, int
 		return NULL;
 	size_t n = (size_t)PyTuple_GET_SIZE(ids), m = n ? n : 1;
 	PyObject **hold = calloc(m, sizeof *hold);
-	req q = { .n = n, .obj = &PyTuple_GET_ITEM(ids, 0), .as_bytes = as_bytes,
+	req q = { .n = n, .obj = &PyTuple_GET_ITEM(ids, 0), .kind = kind,
 	          .positions_only = positions_only };
 	q.id = malloc(m * sizeof *q.id);
 	q.idlen = malloc(m * sizeof *q.idlen);
@@ -249,10 +271,10 @@ PyObject *corpus_get_many(CorpusObject *self, PyObject *const *args, Py_ssize_t 
                           PyObject *kwnames)
 {
 	PyObject *seq;
-	int as_bytes;
-	if (parse(self, "get_many", "ids", args, nargs, kwnames, &seq, &as_bytes) < 0)
+	int kind;
+	if (parse(self, "get_many", "ids", args, nargs, kwnames, &seq, &kind) < 0)
 		return NULL;
-	return many_ids(self, "get_many", seq, as_bytes, 0);
+	return many_ids(self, "get_many", seq, kind, 0);
 }
 
 PyObject *corpus_positions(CorpusObject *self, PyObject *ids)
@@ -264,15 +286,15 @@ PyObject *corpus_get_many_positions(CorpusObject *self, PyObject *const *args, P
                                     PyObject *kwnames)
 {
 	PyObject *seq;
-	int as_bytes;
-	if (parse(self, "get_many_positions", "positions", args, nargs, kwnames, &seq, &as_bytes) < 0)
+	int kind;
+	if (parse(self, "get_many_positions", "positions", args, nargs, kwnames, &seq, &kind) < 0)
 		return NULL;
 	PyObject *t = PySequence_Fast(seq, "get_many_positions takes a sequence of positions");
 	if (!t)
 		return NULL;
 	size_t n = (size_t)PySequence_Fast_GET_SIZE(t), m = n ? n : 1;
 	Py_ssize_t *want = malloc(m * sizeof *want);
-	req q = { .n = n, .want = want, .pos = malloc(m * sizeof *q.pos), .as_bytes = as_bytes };
+	req q = { .n = n, .want = want, .pos = malloc(m * sizeof *q.pos), .kind = kind };
 	PyObject *list = NULL;
 	if (!want || !q.pos) {
 		PyErr_NoMemory();
@@ -297,7 +319,7 @@ static PyObject *item(CorpusObject *self, Py_ssize_t i)
 {
 	uint64_t pos;
 	PyObject *t = NULL;
-	req q = { .n = 1, .want = &i, .pos = &pos, .as_bytes = self->as_bytes, .out = &t };
+	req q = { .n = 1, .want = &i, .pos = &pos, .kind = default_kind(self), .out = &t };
 	read_docs(self, &q);
 	return t;
 }
@@ -333,7 +355,7 @@ static PyObject *slice_of(CorpusObject *self, PyObject *slice)
 		size_t k = n - at < SLICE_RUN ? n - at : SLICE_RUN;
 		for (size_t i = 0; i < k; i++)
 			want[i] = start + (Py_ssize_t)(at + i) * step;
-		req q = { .n = k, .want = want, .pos = pos, .as_bytes = self->as_bytes,
+		req q = { .n = k, .want = want, .pos = pos, .kind = default_kind(self),
 		          .out = PySequence_Fast_ITEMS(list) + at };
 		if (read_docs(self, &q) < 0) {
 			Py_DECREF(list);

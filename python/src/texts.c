@@ -88,6 +88,13 @@ static void prefetch(const dx_record *rec, size_t k)
 			__builtin_prefetch(rec[i].data + off);
 }
 
+/* Whether [s, s + len) lies within rec's bytes. */
+static int within(const dx_record *rec, const char *s, size_t len)
+{
+	uintptr_t a = (uintptr_t)rec->data, b = (uintptr_t)s;
+	return b >= a && b - a <= rec->len && len <= rec->len - (b - a);
+}
+
 int dx_py_texts_read(dx_py_texts *t, dx_corpus *c, const dx_fields *f, const uint64_t *pos,
                      size_t n, dx_err *err)
 {
@@ -118,7 +125,15 @@ int dx_py_texts_read(dx_py_texts *t, dx_corpus *c, const dx_fields *f, const uin
 				size_t len;
 				if ((rc = dx_corpus_fields(c, f, &rec[i], &s, &len, err)) < 0)
 					return rc;
-				r = (dx_record){ .data = s, .len = len, .stable = 1 };
+				/* Fields lie in the record's bytes, or in the
+				 * corpus's scratch buffer (JSON decoded, fields
+				 * joined), which the next call reuses. */
+				r = (dx_record){ .data = s, .len = len,
+				                 .stable = rec[i].stable && within(&rec[i], s, len) };
+			}
+			if (t->keep_mapped && r.stable) {
+				t->span[at + i] = (dx_py_span){ .len = r.len, .mapped = r.data };
+				continue;
 			}
 			if (dx_py_grow(&t->buf, &t->bufcap, t->used, r.len) < 0)
 				return dx_py_nomem(err);
@@ -134,10 +149,15 @@ int dx_py_texts_read(dx_py_texts *t, dx_corpus *c, const dx_fields *f, const uin
 	return 0;
 }
 
-PyObject *dx_py_text_object(const dx_py_texts *t, size_t i, int as_bytes)
+PyObject *dx_py_text_object(const dx_py_texts *t, size_t i, int kind, CorpusObject *owner)
 {
 	const dx_py_span *sp = &t->span[i];
-	return text_object(sp->len ? t->buf + sp->off : "", sp->len, as_bytes);
+	if (sp->mapped) /* read with keep_mapped, for a view */
+		return dx_py_view(owner, sp->mapped, NULL, sp->len);
+	const char *s = sp->len ? t->buf + sp->off : "";
+	if (kind == DX_PY_VIEW)
+		return dx_py_view(owner, NULL, s, sp->len);
+	return text_object(s, sp->len, kind == DX_PY_BYTES);
 }
 
 void dx_py_texts_trim(dx_py_texts *t)
