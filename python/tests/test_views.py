@@ -98,7 +98,6 @@ def test_views_outlive_close(tmp_path, docdex_bin):
 
     # The corpus dropped rather than closed: the same.
     c = docdex.Corpus(path, access="mmap")
-    v = c[3]
     v = c.get("3", view=True)
     del c
     gc.collect()
