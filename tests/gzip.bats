@@ -14,15 +14,23 @@ plain_reference() {
 
 # get of every id (shuffled) from a gzip corpus gives the bytes get gives
 # from the uncompressed one, in single reads and in batches; --verify passes.
+# Under a sanitizer, whose decoder runs ten times as slow, the single reads
+# (each inflating from its access point) take every seventh id; the batch
+# reads still take every one.
 serves_like_plain() {
-	local gz=$1
+	local gz=$1 one=ids want1=want
 	run --separate-stderr dx index -q --span 64K "$gz"
 	status_is 0
 	equals "$stderr" ""
 	dx get "$gz" < ids > got
 	cmp got want
-	dx get --batch 1 "$gz" < ids > got1
-	cmp got1 want
+	if under_sanitizer; then
+		awk 'NR % 7 == 1' ids > ids.some
+		awk 'NR % 7 == 1' want > want.some
+		one=ids.some want1=want.some
+	fi
+	dx get --batch 1 "$gz" < "$one" > got1
+	cmp got1 "$want1"
 	run --separate-stderr dx index -q --verify "$gz"
 	status_is 0
 }
