@@ -4,6 +4,9 @@ view of it lives."""
 import gc
 import os
 import pickle
+import random
+import threading
+import time
 
 import pytest
 
@@ -112,6 +115,50 @@ def test_views_outlive_close(tmp_path, docdex_bin):
         if i % 100 == 0:
             c.get_many(["1", "2"], view=True)
     c.close()
+    assert mapped(path) == 0
+
+
+def test_threads_read_views_while_one_closes(tmp_path, docdex_bin):
+    """Eight threads read views while another closes the corpus: each
+    view read holds its record, each thread then meets ValueError, and the
+    file stays mapped until the views kept are dropped."""
+    path = str(tmp_path / "c.tsv")
+    with open(path, "wb") as f:
+        f.writelines(b"%d\ttext of %d\n" % (i, i) for i in range(1000))
+    run(docdex_bin, "index", "-q", path)
+    c = docdex.Corpus(path, access="mmap")
+    ids = [str(i) for i in range(1000)]
+    kept, errors, closed = [], [], []
+
+    def work(seed):
+        r = random.Random(seed)
+        try:
+            while True:
+                batch = r.sample(ids, 16)
+                try:
+                    views = c.get_many(batch, view=True)
+                except ValueError:
+                    closed.append(seed)
+                    return
+                if [bytes(v) for v in views] != [b"%s\ttext of %s" % (i.encode(), i.encode()) for i in batch]:
+                    errors.append(batch)
+                kept.append((batch[0], views[0]))
+        except Exception as e:  # noqa: BLE001 - reported below
+            errors.append(repr(e))
+
+    threads = [threading.Thread(target=work, args=(s,)) for s in range(8)]
+    for t in threads:
+        t.start()
+    while len(kept) < 2000:
+        time.sleep(0.001)
+    c.close()
+    for t in threads:
+        t.join()
+    assert errors == [] and sorted(closed) == list(range(8))
+    assert mapped(path) == 1
+    assert all(bytes(v) == b"%s\ttext of %s" % (i.encode(), i.encode()) for i, v in kept)
+    del kept
+    gc.collect()
     assert mapped(path) == 0
 
 
