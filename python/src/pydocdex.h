@@ -79,13 +79,19 @@ int dx_py_nomem(dx_err *err);
  * (4 KiB at first): 0, or -1 when out of memory (buf unchanged). */
 int dx_py_grow(char **buf, size_t *cap, size_t used, size_t more);
 
-/* Text i as kind (DX_PY_*): a new reference, or NULL.  owner is the
- * corpus a view holds (NULL only where kind is not DX_PY_VIEW). */
+/* Text i as kind (DX_PY_*; for DX_PY_VIEW the view's base, which
+ * dx_py_views makes into a view): a new reference, or NULL.  owner is the
+ * corpus a base in its mapping holds (unused for other kinds).  None of
+ * these objects is tracked by the garbage collector. */
 PyObject *dx_py_text_object(const dx_py_texts *t, size_t i, int kind, CorpusObject *owner);
-/* A read-only memoryview of len bytes: of mapped, without a copy, holding
- * owner (and its mapping) while it lives; or of a copy of copy when mapped
- * is NULL.  A new reference, or NULL. */
-PyObject *dx_py_view(CorpusObject *owner, const char *mapped, const char *copy, size_t len);
+/* The base of a view of len bytes at mapped, in owner's mapping: an object
+ * that holds owner, and keeps its mapping after a close, while it lives.
+ * A new reference, or NULL. */
+PyObject *dx_py_mapped(CorpusObject *owner, const char *mapped, size_t len);
+/* Replaces each of the n bases in out (dx_py_mapped's, or bytes) by a
+ * read-only memoryview of it: 0, or -1 with an exception (each out[i]
+ * still a reference to release). */
+int dx_py_views(PyObject **out, size_t n);
 int dx_py_view_ready(void);
 /* Whether every source of c is a plain (mapped) file: 1 or 0. */
 int dx_py_corpus_plain(dx_corpus *c);

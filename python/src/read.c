@@ -81,8 +81,9 @@ static int read_docs(CorpusObject *self, req *q)
 		rc = dx_py_texts_read(&self->tx, c, self->fields, q->pos, q->n, &err);
 	if (released)
 		PyEval_RestoreThread(released);
-	/* Strings, bytes, views or ints only, made under the lock: no garbage
-	 * collection, so no finalizer that could call back into this corpus. */
+	/* Strings, bytes or ints only (for a view, its base: see below), made
+	 * under the lock: no garbage collection, so no finalizer that could
+	 * call back into this corpus. */
 	for (; rc == 0 && missing == q->n && made < q->n; made++)
 		if (!(q->out[made] = q->positions_only ? PyLong_FromUnsignedLongLong(q->pos[made])
 		                                       : dx_py_text_object(&self->tx, made, q->kind, self)))
@@ -91,8 +92,14 @@ static int read_docs(CorpusObject *self, req *q)
 	if (rc < 0)
 		corpus_failed(self, &err);
 	dx_py_unlock(self->lock);
-	if (made == q->n)
-		return 0;
+	/* Views are made out of their bases only now: a memoryview is an object
+	 * the collector tracks, whose allocation may run it.  The bases in the
+	 * mapping already keep it from a close in another thread meanwhile. */
+	if (made == q->n) {
+		if (q->kind != DX_PY_VIEW || q->positions_only || dx_py_views(q->out, q->n) == 0)
+			return 0;
+		rc = 0; /* out of memory, raised: the bases and views go below */
+	}
 	for (size_t i = 0; i < made; i++)
 		Py_CLEAR(q->out[i]);
 	if (rc < 0)

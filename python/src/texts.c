@@ -153,11 +153,9 @@ PyObject *dx_py_text_object(const dx_py_texts *t, size_t i, int kind, CorpusObje
 {
 	const dx_py_span *sp = &t->span[i];
 	if (sp->mapped) /* read with keep_mapped, for a view */
-		return dx_py_view(owner, sp->mapped, NULL, sp->len);
+		return dx_py_mapped(owner, sp->mapped, sp->len);
 	const char *s = sp->len ? t->buf + sp->off : "";
-	if (kind == DX_PY_VIEW)
-		return dx_py_view(owner, NULL, s, sp->len);
-	return text_object(s, sp->len, kind == DX_PY_BYTES);
+	return text_object(s, sp->len, kind != DX_PY_STR);
 }
 
 void dx_py_texts_trim(dx_py_texts *t)

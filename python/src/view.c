@@ -6,7 +6,8 @@
  * handle for reads but keeps its library corpus, and with it the mapping,
  * until the last view is released (a view must never point into pages
  * that were unmapped).  Any other text (decompressed, read with pread, a
- * JSON string decoded) comes as a memoryview of a bytes copy.
+ * JSON string decoded) comes as a memoryview of a bytes copy.  The bases
+ * are made under the corpus's lock, the memoryviews after it (read.c).
  */
 #include "pydocdex.h"
 
@@ -54,24 +55,27 @@ int dx_py_view_ready(void)
 	return PyType_Ready(&MappedType);
 }
 
-PyObject *dx_py_view(CorpusObject *owner, const char *mapped, const char *copy, size_t len)
+PyObject *dx_py_mapped(CorpusObject *owner, const char *mapped, size_t len)
 {
-	PyObject *base;
-	if (mapped) {
-		MappedObject *m = PyObject_New(MappedObject, &MappedType);
-		if (!m)
-			return NULL;
-		Py_INCREF(owner);
-		m->owner = owner;
-		m->data = mapped;
-		m->len = (Py_ssize_t)len;
-		owner->views++;
-		base = (PyObject *)m;
-	} else if (!(base = PyBytes_FromStringAndSize(copy, (Py_ssize_t)len))) {
+	MappedObject *m = PyObject_New(MappedObject, &MappedType);
+	if (!m)
 		return NULL;
+	Py_INCREF(owner);
+	m->owner = owner;
+	m->data = mapped;
+	m->len = (Py_ssize_t)len;
+	owner->views++;
+	return (PyObject *)m;
+}
+
+int dx_py_views(PyObject **out, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		/* The memoryview holds its base; ours goes. */
+		PyObject *v = PyMemoryView_FromObject(out[i]);
+		if (!v)
+			return -1;
+		Py_SETREF(out[i], v);
 	}
-	/* The memoryview holds base; ours goes. */
-	PyObject *v = PyMemoryView_FromObject(base);
-	Py_DECREF(base);
-	return v;
+	return 0;
 }

@@ -162,6 +162,44 @@ def test_threads_read_views_while_one_closes(tmp_path, docdex_bin):
     assert mapped(path) == 0
 
 
+def test_collections_while_views_are_made(tmp_path, docdex_bin):
+    """A view is an object the garbage collector tracks, so making views
+    may run a collection, and a finalizer may read the corpus: the views
+    are made after the corpus's lock is let go, so that read is served
+    (made under the lock, it waited for the lock forever)."""
+    path = str(tmp_path / "c.tsv")
+    with open(path, "wb") as f:
+        f.writelines(b"%d\ttext of %d\n" % (i, i) for i in range(1000))
+    run(docdex_bin, "index", "-q", path)
+    c = docdex.Corpus(path, access="mmap")
+    read_in_del, views = [], []
+
+    class Cycle:
+        def __init__(self):
+            self.me = self  # garbage only the collector finds
+
+        def __del__(self):
+            read_in_del.append(c.get("7", bytes=True))
+
+    def read():
+        views.extend(c.get_many([str(i) for i in range(1000)], view=True))
+
+    threshold = gc.get_threshold()
+    gc.collect()
+    gc.set_threshold(200)
+    try:
+        for _ in range(20):
+            Cycle()
+        t = threading.Thread(target=read, daemon=True)
+        t.start()
+        t.join(30)
+    finally:
+        gc.set_threshold(*threshold)
+    assert not t.is_alive(), "get_many(view=True) waited on its own lock"
+    assert read_in_del == [b"7\ttext of 7"] * 20
+    assert [bytes(v) for v in views] == [b"%d\ttext of %d" % (i, i) for i in range(1000)]
+
+
 def test_view_fields(tmp_path, docdex_bin):
     """A field that stands in the record as it is (a TSV column, a JSON
     string without escapes) is viewed in place; a decoded or joined one
