@@ -26,6 +26,20 @@ def zero_copy(v):
     return not isinstance(v.obj, bytes)
 
 
+def record(i):
+    """Record i of numbered()'s corpus (i an int or its id)."""
+    return b"%s\ttext of %s" % ((str(i).encode(),) * 2)
+
+
+def numbered(tmp_path, docdex_bin):
+    """A plain corpus of 1,000 records, ids 0 to 999, indexed: its path."""
+    path = str(tmp_path / "c.tsv")
+    with open(path, "wb") as f:
+        f.writelines(record(i) + b"\n" for i in range(1000))
+    run(docdex_bin, "index", "-q", path)
+    return path
+
+
 def test_views_hold_the_bytes(sample):
     name, path, field = sample
     plain = not name.endswith(("gzip", "bgzf"))
@@ -77,10 +91,7 @@ def test_view_is_the_file(tmp_path, docdex_bin):
 def test_views_outlive_close(tmp_path, docdex_bin):
     """Closing a corpus ends it for reads; its mapping stays while a view
     of it lives and goes with the last one."""
-    path = str(tmp_path / "c.tsv")
-    with open(path, "wb") as f:
-        f.writelines(b"%d\ttext of %d\n" % (i, i) for i in range(1000))
-    run(docdex_bin, "index", "-q", path)
+    path = numbered(tmp_path, docdex_bin)
     c = docdex.Corpus(path, access="mmap")
     views = [c.get(str(i), view=True) for i in range(0, 1000, 7)]
     many = c.get_many_positions(range(1000), view=True)
@@ -89,7 +100,7 @@ def test_views_outlive_close(tmp_path, docdex_bin):
     assert c.closed and mapped(path) == 1
     with pytest.raises(ValueError):
         c.get("1", view=True)
-    assert [bytes(v) for v in views] == [b"%d\ttext of %d" % (i, i) for i in range(0, 1000, 7)]
+    assert [bytes(v) for v in views] == [record(i) for i in range(0, 1000, 7)]
     del views
     assert mapped(path) == 1
     sub = many[500][4:8]  # a slice of a view holds the mapping too
@@ -104,7 +115,7 @@ def test_views_outlive_close(tmp_path, docdex_bin):
     v = c.get("3", view=True)
     del c
     gc.collect()
-    assert bytes(v) == b"3\ttext of 3" and mapped(path) == 1
+    assert bytes(v) == record(3) and mapped(path) == 1
     del v
     assert mapped(path) == 0
 
@@ -122,10 +133,7 @@ def test_threads_read_views_while_one_closes(tmp_path, docdex_bin):
     """Eight threads read views while another closes the corpus: each
     view read holds its record, each thread then meets ValueError, and the
     file stays mapped until the views kept are dropped."""
-    path = str(tmp_path / "c.tsv")
-    with open(path, "wb") as f:
-        f.writelines(b"%d\ttext of %d\n" % (i, i) for i in range(1000))
-    run(docdex_bin, "index", "-q", path)
+    path = numbered(tmp_path, docdex_bin)
     c = docdex.Corpus(path, access="mmap")
     ids = [str(i) for i in range(1000)]
     kept, errors, closed = [], [], []
@@ -140,7 +148,7 @@ def test_threads_read_views_while_one_closes(tmp_path, docdex_bin):
                 except ValueError:
                     closed.append(seed)
                     return
-                if [bytes(v) for v in views] != [b"%s\ttext of %s" % (i.encode(), i.encode()) for i in batch]:
+                if [bytes(v) for v in views] != [record(i) for i in batch]:
                     errors.append(batch)
                 kept.append((batch[0], views[0]))
         except Exception as e:  # noqa: BLE001 - reported below
@@ -156,7 +164,7 @@ def test_threads_read_views_while_one_closes(tmp_path, docdex_bin):
         t.join()
     assert errors == [] and sorted(closed) == list(range(8))
     assert mapped(path) == 1
-    assert all(bytes(v) == b"%s\ttext of %s" % (i.encode(), i.encode()) for i, v in kept)
+    assert all(bytes(v) == record(i) for i, v in kept)
     del kept
     gc.collect()
     assert mapped(path) == 0
@@ -167,10 +175,7 @@ def test_collections_while_views_are_made(tmp_path, docdex_bin):
     may run a collection, and a finalizer may read the corpus: the views
     are made after the corpus's lock is let go, so that read is served
     (made under the lock, it waited for the lock forever)."""
-    path = str(tmp_path / "c.tsv")
-    with open(path, "wb") as f:
-        f.writelines(b"%d\ttext of %d\n" % (i, i) for i in range(1000))
-    run(docdex_bin, "index", "-q", path)
+    path = numbered(tmp_path, docdex_bin)
     c = docdex.Corpus(path, access="mmap")
     read_in_del, views = [], []
 
@@ -196,8 +201,8 @@ def test_collections_while_views_are_made(tmp_path, docdex_bin):
     finally:
         gc.set_threshold(*threshold)
     assert not t.is_alive(), "get_many(view=True) waited on its own lock"
-    assert read_in_del == [b"7\ttext of 7"] * 20
-    assert [bytes(v) for v in views] == [b"%d\ttext of %d" % (i, i) for i in range(1000)]
+    assert read_in_del == [record(7)] * 20
+    assert [bytes(v) for v in views] == [record(i) for i in range(1000)]
 
 
 def test_view_fields(tmp_path, docdex_bin):
