@@ -476,6 +476,14 @@ static int check_outputs(const char *cmd, const matrix_opts *b)
 		cli_error(cmd, "the report and the plot would be the same file", b->plot);
 		rc = EXIT_FAIL;
 	}
+	/* A baseline not there yet is the output by name only: written first,
+	 * it would be compared with itself and pass. */
+	const char *outs[] = { b->output, b->plot };
+	for (size_t i = 0; i < 2 && rc == 0 && b->baseline; i++)
+		if (outs[i] && same_output(outs[i], b->baseline)) {
+			cli_error(cmd, "the output would replace a file this command reads", outs[i]);
+			rc = EXIT_FAIL;
+		}
 	/* Nor a file already there, without --force, as gzip does: found now,
 	 * not after the run. */
 	if (rc == 0)

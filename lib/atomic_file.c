@@ -90,25 +90,35 @@ static void sweep_stale(const char *path)
  * directory, a block device and a link to nothing are refused.  Sets
  * a->path, or a->through.
  */
-/* The descriptor a path names (/dev/stdout, /dev/fd/N, /proc/self/fd/N,
- * or a link to one of them), or -1. */
-static int named_fd(const char *path)
+/* The descriptor a name spells (/dev/stdout, /dev/stderr, /dev/fd/N,
+ * /proc/self/fd/N), or -1. */
+static int fd_spelled(const char *name)
 {
-	char target[64];
-	ssize_t n = readlink(path, target, sizeof target - 1);
-	if (n > 0) {
-		target[n] = '\0';
-		path = target;
-	}
-	if (strcmp(path, "/dev/stdout") == 0)
+	if (strcmp(name, "/dev/stdout") == 0)
 		return 1;
-	if (strcmp(path, "/dev/stderr") == 0)
+	if (strcmp(name, "/dev/stderr") == 0)
 		return 2;
-	const char *num = strncmp(path, "/dev/fd/", 8) == 0 ? path + 8
-	                : strncmp(path, "/proc/self/fd/", 14) == 0 ? path + 14 : NULL;
+	const char *num = strncmp(name, "/dev/fd/", 8) == 0 ? name + 8
+	                : strncmp(name, "/proc/self/fd/", 14) == 0 ? name + 14 : NULL;
 	char *end;
 	long fd = num && *num ? strtol(num, &end, 10) : -1;
 	return fd >= 0 && fd <= INT_MAX && *end == '\0' ? (int)fd : -1;
+}
+
+/* The descriptor a path names, itself or as a link to one of those names,
+ * or -1.  The name is read before the link: /dev/fd/N's own link leads to
+ * the file behind the descriptor, whose name is no descriptor's. */
+static int named_fd(const char *path)
+{
+	int fd = fd_spelled(path);
+	if (fd >= 0)
+		return fd;
+	char target[64];
+	ssize_t n = readlink(path, target, sizeof target - 1);
+	if (n <= 0)
+		return -1;
+	target[n] = '\0';
+	return fd_spelled(target);
 }
 
 int dx__atomic_replaces(const char *path)

@@ -311,6 +311,10 @@ refused() {
 			--plot qrels.txt c.tsv
 		refused "$reads: 'exp.yaml'" "$cmd" "${own[@]}" -c exp.yaml -o exp.yaml
 		refused "$reads: 'b.json'" "$cmd" "${own[@]}" --baseline b.json -o b.json c.tsv
+		# A baseline not there yet, named as the output: compared with
+		# the report just written, it would pass.
+		refused "$reads: 'new.json'" "$cmd" "${own[@]}" --baseline ./new.json -o new.json c.tsv
+		refused "$reads: 'new.svg'" "$cmd" --from r.json --baseline new.svg --plot new.svg
 		refused "$reads: 'r.json'" "$cmd" --from r.json -o r.json
 		refused "$reads: './r.json'" "$cmd" --from r.json --plot ./r.json
 		# The report and the plot in one file, there or not yet there.

@@ -67,6 +67,28 @@ two_docs() {
 	equals "$output" "$(printf '2\ttwo')"
 }
 
+@test "-o /dev/fd/N and /proc/self/fd/N write through the descriptor, whose file is appended to, never replaced" {
+	two_docs
+	dx index -q c.tsv
+	printf 'q1\tquery\n' > q.tsv
+	printf 'q1\t1\t2\n' > t.tsv
+	# These names are links the kernel makes to the file behind the
+	# descriptor: read through, they would name the log itself, which
+	# --force would then replace with a new file.
+	echo earlier > log
+	local inode
+	inode=$(stat -c %i log)
+	dx sample --queries q.tsv --triples t.tsv -f -o /dev/fd/1 c.tsv >> log
+	dx sample --queries q.tsv --triples t.tsv -f -o /proc/self/fd/3 c.tsv 3>> log
+	dx sample --queries q.tsv --triples t.tsv -o /dev/fd/4 c.tsv 4>> log
+	equals "$(cat log)" "$(printf 'earlier\nquery\tone\ttwo\nquery\tone\ttwo\nquery\tone\ttwo')"
+	equals "$(stat -c %i log)" "$inode"
+	dx index -q -f -o /dev/fd/3 c.tsv 3>> log
+	equals "$(head -n 4 log)" "$(printf 'earlier\nquery\tone\ttwo\nquery\tone\ttwo\nquery\tone\ttwo')"
+	equals "$(tail -c +51 log | head -c 4 | od -An -c | tr -s ' ')" " 211 D D X"
+	equals "$(stat -c %i log)" "$inode"
+}
+
 @test "-o onto a character device writes through to it, never renames over it" {
 	two_docs
 	# A device node of our own, when this user may make one (root); else
