@@ -296,7 +296,7 @@ int cmd_bench(int argc, char **argv)
 	matrix_opts_init(&b.mx);
 	int rc = matrix_parse(&cmd, &b.mx, argc, argv);
 	if (rc != 0) {
-		rc = rc < 0 ? EXIT_OK : rc;
+		rc = rc < 0 ? cli_stdout_done("bench") : rc;
 		goto out;
 	}
 	if (b.mx.from) {

@@ -56,6 +56,21 @@ void cli_output_error(const char *cmd, int sys)
 	cli_sys_error(cmd, "cannot write output", "stdout", sys);
 }
 
+int cli_stdout_done(const char *cmd)
+{
+	/* The error of the write that failed: this flush's, or one made while
+	 * the text was printed (a text longer than stdio's buffer), errno
+	 * being left as that write set it. */
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		return EXIT_OK;
+	int sys = errno ? errno : EIO;
+	/* A reader gone (docdex --help | head) is no failure, as elsewhere. */
+	if (sys == EPIPE)
+		return EXIT_OK;
+	cli_output_error(cmd, sys);
+	return EXIT_FAIL;
+}
+
 int cli_usage_error(const char *cmd, const char *what, const char *subject)
 {
 	char buf[CLI_SUBJECT_MAX];

@@ -41,6 +41,10 @@ void cli_sys_error(const char *cmd, const char *what, const char *subject, int s
 /* "docdex CMD: cannot write output: 'stdout': <strerror>". */
 void cli_output_error(const char *cmd, int sys) __attribute__((cold));
 
+/* What was printed on stdout through stdio (a help, the version) written
+ * out: EXIT_OK, or EXIT_FAIL with cli_output_error's line (a full disk). */
+int cli_stdout_done(const char *cmd);
+
 /* Refuses an output path that names a file the command reads, the same
  * file through any link: one of inputs[0..n) (NULL entries are skipped),
  * or the corpus's index or a source when c is not NULL.  A path that does

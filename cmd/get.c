@@ -332,7 +332,7 @@ int cmd_get(int argc, char **argv)
 			break;
 		case 'h':
 			fputs(usage, stdout);
-			return EXIT_OK;
+			return cli_stdout_done("get");
 		default:
 			return cli_bad_option("get", argv, c);
 		}

@@ -376,7 +376,7 @@ int cmd_index(int argc, char **argv)
 			break;
 		case 'h':
 			fputs(usage, stdout);
-			return EXIT_OK;
+			return cli_stdout_done("index");
 		default:
 			return cli_bad_option("index", argv, c);
 		}

@@ -130,17 +130,28 @@ static const char help_usage[] =
 	"Without COMMAND, show the usage of docdex and its commands; with one,\n"
 	"show that command's usage and options, as 'docdex COMMAND --help' does.\n";
 
+/* An argument after one the global options and help take. */
+static int extra_argument(const char *arg)
+{
+	char shown[CLI_SUBJECT_MAX];
+	fprintf(stderr, "docdex: extra argument: '%s' (see docdex --help)\n",
+	        dx_escape(arg, strlen(arg), shown, sizeof shown));
+	return EXIT_USAGE;
+}
+
 static int help(int argc, char **argv)
 {
 	if (argc < 2) {
 		usage(stdout);
-		return EXIT_OK;
+		return cli_stdout_done("help");
 	}
+	if (argc > 2)
+		return extra_argument(argv[2]);
 	/* "docdex help help", which completion offers, is the help's own usage. */
 	if (strcmp(argv[1], "help") == 0 || strcmp(argv[1], "--help") == 0 ||
 	    strcmp(argv[1], "-h") == 0) {
 		fputs(help_usage, stdout);
-		return EXIT_OK;
+		return cli_stdout_done("help");
 	}
 	const struct subcommand *c = find(argv[1]);
 	if (!c)
@@ -213,13 +224,15 @@ int main(int argc, char **argv)
 	}
 	const char *name = argv[1];
 	if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0)
-		return help(1, argv);
+		return argc > 2 ? extra_argument(argv[2]) : help(1, argv);
 	if (strcmp(name, "help") == 0)
 		return help(argc - 1, argv + 1);
 	/* -V as zstd, xz, gzip and bzip2 spell it (-v is verbose there). */
 	if (strcmp(name, "--version") == 0 || strcmp(name, "-V") == 0) {
+		if (argc > 2)
+			return extra_argument(argv[2]);
 		print_version(stdout);
-		return EXIT_OK;
+		return cli_stdout_done("--version");
 	}
 	if (name[0] == '-')
 		return unknown_option(name);

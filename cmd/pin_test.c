@@ -1010,7 +1010,7 @@ int cmd_pin_test(int argc, char **argv)
 	parse_words("warm", cache_names, NCACHES, p.cache, &p.ncaches);
 	int rc = matrix_parse(&cmd, &p.mx, argc, argv);
 	if (rc != 0) {
-		rc = rc < 0 ? EXIT_OK : rc;
+		rc = rc < 0 ? cli_stdout_done("pin-test") : rc;
 		goto out;
 	}
 	if (p.mx.from) {

@@ -730,7 +730,7 @@ int cmd_sample(int argc, char **argv)
 	sample_args a;
 	int status = parse_args(&a, argc, argv);
 	if (status != 0)
-		return status < 0 ? EXIT_OK : status;
+		return status < 0 ? cli_stdout_done("sample") : status;
 	sampler_cli x = { .format = a.format, .lists = a.lists, .strict = a.so.strict,
 	                  .k = a.so.negatives, .depth = a.so.depth, .prefetch = a.readahead };
 	status = open_sampler(&x, &a);

@@ -102,6 +102,38 @@ load helpers
 	done
 }
 
+@test "a help or version that cannot be written fails with one line; a reader gone does not" {
+	local args
+	for args in --help -h -V --version help "help help" "help get" "get --help" "index -h" \
+		"sample --help" "bench --help" "pin-test -h"; do
+		# shellcheck disable=SC2086
+		run --separate-stderr sh -c '"$0" "$@" > /dev/full' "$DOCDEX" $args
+		status_is 1
+		equals "$output" ""
+		[[ $stderr =~ ^docdex\ [a-z-]+:\ cannot\ write\ output:\ \'stdout\':\ no\ space\ left\ on\ device$ ]] ||
+			fail "$args: $stderr"
+	done
+	equals "$stderr" "docdex pin-test: cannot write output: 'stdout': no space left on device"
+	# A pipe whose reader is gone before the help is written (EPIPE).
+	run --separate-stderr python3 -c 'import os, subprocess, sys
+r, w = os.pipe()
+os.close(r)
+sys.exit(subprocess.call(sys.argv[1:], stdout=w))' "$DOCDEX" bench --help
+	status_is 0
+	equals "$stderr" ""
+}
+
+@test "an argument after --help, --version or help COMMAND is a usage error" {
+	local args
+	for args in "--help x" "-h x" "--version x" "-V x" "help get bogus" "help help x"; do
+		# shellcheck disable=SC2086
+		run --separate-stderr dx $args
+		status_is 2
+		equals "$output" ""
+		equals "$stderr" "docdex: extra argument: '${args##* }' (see docdex --help)"
+	done
+}
+
 @test "an unknown command gets the closest name" {
 	run --separate-stderr dx indx
 	status_is 2
