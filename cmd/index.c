@@ -326,9 +326,13 @@ int cmd_index(int argc, char **argv)
 		case OPT_ID_FIELD:
 			if (!*optarg)
 				return cli_usage_error("index", "empty --id-field", NULL);
+			if (strlen(optarg) > DX_ID_FIELD_MAX)
+				return cli_usage_error("index", "--id-field too long, give at most 255 bytes", optarg);
 			a.build.id_field = optarg;
 			break;
 		case OPT_COLUMNS:
+			if (strlen(optarg) > DX_COLUMNS_MAX)
+				return cli_usage_error("index", "--columns too long, give at most 1023 bytes", optarg);
 			a.build.columns = optarg;
 			break;
 		case OPT_DUPLICATES:

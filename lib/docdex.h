@@ -157,9 +157,11 @@ typedef struct dx_build_opts {
 	int format;            /* DX_FMT_*, DX_FMT_AUTO detects it from the content */
 	unsigned id_column;    /* TSV: 1-based column of the id, 0 means 1 */
 	const char *id_field;  /* JSONL: key of the id, NULL picks the first of
-	                          docid, _id, id, pid, doc_id in the first record */
+	                          docid, _id, id, pid, doc_id in the first record;
+	                          at most DX_ID_FIELD_MAX bytes */
 	const char *columns;   /* TSV: comma-separated column names, NULL guesses
-	                          them from the number of columns */
+	                          them from the number of columns; at most
+	                          DX_COLUMNS_MAX bytes */
 	int duplicates;        /* DX_DUP_* */
 	int skip_bad;          /* skip and count records without an id */
 	uint64_t span;         /* gzip: uncompressed bytes between access points,
@@ -172,6 +174,8 @@ typedef struct dx_build_opts {
 } dx_build_opts;
 
 #define DX_BGZF_MAX_THREADS 256
+#define DX_ID_FIELD_MAX 255
+#define DX_COLUMNS_MAX 1023
 
 /* Every option at its default: 0 or NULL, and size.  Call it first, then
  * set the options wanted (see "Option structs" above). */

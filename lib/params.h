@@ -12,8 +12,8 @@
 typedef struct dx_params {
 	int format;             /* DX_FMT_TSV, _JSONL or _TREC */
 	unsigned id_column;     /* TSV: 1-based */
-	char id_field[256];     /* JSONL: the id's key */
-	char columns[1024];     /* TSV: comma-separated column names, or "" */
+	char id_field[DX_ID_FIELD_MAX + 1];  /* JSONL: the id's key */
+	char columns[DX_COLUMNS_MAX + 1];    /* TSV: comma-separated column names, or "" */
 	int duplicates;         /* DX_DUP_* */
 	int skip_bad;
 } dx_params;

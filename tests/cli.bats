@@ -164,6 +164,18 @@ sys.exit(subprocess.call(sys.argv[1:], stdout=w))' "$DOCDEX" bench --help
 	run --separate-stderr dx index --format csv x
 	status_is 2
 	equals "$stderr" "docdex index: bad --format, give auto, tsv, jsonl or trec: 'csv' (see docdex index --help)"
+	# Names longer than an index keeps: the option's error, before any file is read.
+	local long
+	long=$(printf 'k%.0s' $(seq 256))
+	run --separate-stderr dx index --id-field "$long" x
+	status_is 2
+	equals "$stderr" "docdex index: --id-field too long, give at most 255 bytes: '$long' (see docdex index --help)"
+	run --separate-stderr dx index --id-field "${long%k}" x
+	status_is 1
+	long=$(printf 'k,%.0s' $(seq 512))
+	run --separate-stderr dx index --columns "$long" x
+	status_is 2
+	equals "$stderr" "docdex index: --columns too long, give at most 1023 bytes: '$long' (see docdex index --help)"
 	run --separate-stderr dx get --format xml c
 	status_is 2
 	run --separate-stderr dx get --random x c
