@@ -188,16 +188,18 @@ static void flush(getter *g)
 	for (size_t i = 0; i < g->nitems && !g->stop; i++) {
 		item *it = &g->items[i];
 		if (it->s && g->by_position) {
-			char num[24];
+			/* Digits past 64 bits are a position too, beyond any corpus. */
 			uint64_t v = 0;
-			it->state = NOT_A_POSITION;
-			if (it->n < sizeof num) {
-				memcpy(num, it->s, it->n);
-				num[it->n] = '\0';
-				if (cli_parse_u64(num, &v) == 0)
-					it->state = v < dx_corpus_count(g->c) ? FOUND : BEYOND;
-				it->pos = v;
+			int over = 0;
+			size_t k = 0;
+			for (; k < it->n && it->s[k] >= '0' && it->s[k] <= '9'; k++) {
+				uint64_t d = (uint64_t)(it->s[k] - '0');
+				over |= v > (UINT64_MAX - d) / 10;
+				v = v * 10 + d;
 			}
+			it->state = k < it->n ? NOT_A_POSITION
+			          : !over && v < dx_corpus_count(g->c) ? FOUND : BEYOND;
+			it->pos = v;
 		} else if (it->s) {
 			int r = dx_corpus_find(g->c, it->s, it->n, &it->pos, &g->err);
 			if (r < 0)

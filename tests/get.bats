@@ -59,6 +59,20 @@ $(sed -n 1p d.tsv)"
 	equals "$stderr" "docdex get: position beyond the last record: '400'
 docdex get: not a position: '-1'
 docdex get: not a position: 'x1'"
+	# Digits past 64 bits: a position beyond the last record, which
+	# --missing skip skips, as any other.
+	run --separate-stderr dx get --position d.tsv 18446744073709551615 18446744073709551616 \
+		000000000000000000000000001 99999999999999999999999999999 1
+	status_is 1
+	equals "$output" "$(sed -n 2p d.tsv)
+$(sed -n 2p d.tsv)"
+	equals "$stderr" "docdex get: position beyond the last record: '18446744073709551615'
+docdex get: position beyond the last record: '18446744073709551616'
+docdex get: position beyond the last record: '99999999999999999999999999999'"
+	run --separate-stderr dx get --missing skip --position d.tsv 99999999999999999999 1
+	status_is 0
+	equals "$output" "$(sed -n 2p d.tsv)"
+	equals "$stderr" ""
 }
 
 @test "--random draws distinct documents, the same for the same seed" {
