@@ -259,7 +259,9 @@ static int drop_pairs_without_negative(dx_sampler *s, dx_err *err)
 	const char *file = s->o.run && !s->o.random ? s->o.run : s->o.qrels;
 	char why[256];
 	why_no_negative(s, nq, nocand, other, why, sizeof why);
-	if (m == 0 && dx__shape_failure(s, DX_INPUT_RUN, err))
+	/* A run read as qrels makes every candidate a positive: the qrels'
+	 * shape can be what left none a negative too. */
+	if (m == 0 && (dx__shape_failure(s, DX_INPUT_RUN, err) || dx__shape_failure(s, DX_INPUT_QRELS, err)))
 		return err->code;
 	if (m == 0)
 		return dx__fail(err, DX_EFORMAT, 0, file, "no (query, positive) pair has a negative to draw: %s", why);

@@ -711,6 +711,13 @@ docdex sample: skipped: malformed lines: 31 (first: $json:1); --strict stops at 
 		--run "$DATA/vaswani-run-rank0.txt" vaswani-q1-q2.trec.gz
 	status_is 1
 	equals "$stderr" "docdex sample: the queries and qrels files are the other way round: the qrels file is shaped like queries (qid TAB text), the queries file like TREC qrels (qid iter docid rel): 'q.tsv:1'"
+	# The run as qrels too, its ranks from 1: each candidate a positive,
+	# none left to be a negative.
+	awk '{ $4 = NR; print }' "$DATA/vaswani-run-rank0.txt" > run.txt
+	run --separate-stderr dx sample --queries "$DATA/vaswani-topics.trec" --qrels run.txt --run run.txt \
+		vaswani-q1-q2.trec.gz
+	status_is 1
+	equals "$stderr" "docdex sample: the qrels file is shaped like a TREC run (qid Q0 docid rank score tag), not like qrels (TREC: qid iter docid rel, or BEIR: query-id corpus-id score): 'run.txt:1'"
 	# Text triples as ID triples: the warning as the file is opened, the
 	# error once no line of it held a triple, and no summary.
 	local triples="$DATA/splade-toy-triples.tsv"
