@@ -1,6 +1,7 @@
 /* cli.c: messages, the parsing of numbers and lists, and the progress bar
  * (see cli.h). */
 #include <ctype.h>
+#include <math.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -175,7 +176,7 @@ int cli_parse_double(const char *s, double *v)
 	char *end;
 	errno = 0;
 	*v = strtod(s, &end);
-	if (!*s || *end)
+	if (!*s || *end || isnan(*v) || isinf(*v))
 		return -1;
 	return errno == ERANGE;
 }

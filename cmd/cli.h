@@ -71,7 +71,7 @@ int cli_parse_u64(const char *s, uint64_t *v);
 int cli_parse_size(const char *s, uint64_t *v);
 /* Parses a number as strtod reads it, all of s: 0; 1 when it is out of
  * range (*v is then strtod's: HUGE_VAL, or a number near 0); -1 when s is
- * not a number. */
+ * not a number, or is "nan" or "inf", which no option takes. */
 int cli_parse_double(const char *s, double *v);
 
 /* Calls word(ctx, w) for each word of a comma-separated list, in order.

@@ -172,6 +172,13 @@ sys.exit(subprocess.call(sys.argv[1:], stdout=w))' "$DOCDEX" bench --help
 	equals "$stderr" "docdex index: --id-field too long, give at most 255 bytes: '$long' (see docdex index --help)"
 	run --separate-stderr dx index --id-field "${long%k}" x
 	status_is 1
+	# Not a number, nor a number too large to be one: nan and inf.
+	local v
+	for v in nan inf -inf 1e999; do
+		run --separate-stderr dx sample --queries q --qrels r --random --min-rel "$v" c
+		status_is 2
+		equals "$stderr" "docdex sample: bad --min-rel, give a number: '$v' (see docdex sample --help)"
+	done
 	long=$(printf 'k,%.0s' $(seq 512))
 	run --separate-stderr dx index --columns "$long" x
 	status_is 2
