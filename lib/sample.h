@@ -81,6 +81,22 @@ struct dx_sampler {
 	char foreign_at[4][sizeof(((dx_err *)0)->subject)];
 	char **tf_field;        /* a line's columns: 2 + negatives of them */
 	size_t *tf_len;
+	/* The lines numbered start to start + rank, resolved as they were
+	 * read: a shard that comes short pads with one of them (pad_line). */
+	struct dx_pad {
+		uint64_t n, epoch, pos;
+		uint32_t q;
+		int ok;         /* the line held a triple */
+	} *tf_pad;
+	uint64_t *tf_pad_neg;   /* their negatives, o.negatives apiece */
+	size_t tf_npad, tf_pad_cap;
+	int tf_padded;
+	/* With drop_last and no count, the shard's line held back until its
+	 * round is complete, at line tf_hold_end (next_own_line). */
+	struct dx_pad tf_hold;
+	uint64_t *tf_hold_neg;
+	uint64_t tf_hold_end;
+	int tf_holding;
 };
 
 /* A sampler with its options, before it reads anything; NULL when out of

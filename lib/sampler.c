@@ -436,7 +436,9 @@ dx_sampler *dx_sampler_open(dx_corpus *c, const dx_sample_opts *caller_opts, dx_
 	if (r == 0 && o->triples) {
 		s->tf_field = malloc((2 + o->negatives) * sizeof *s->tf_field);
 		s->tf_len = malloc((2 + o->negatives) * sizeof *s->tf_len);
-		r = s->tf_field && s->tf_len ? dx__textfile_open(&s->tf, o->triples, err) : dx__fail_nomem(err);
+		s->tf_hold_neg = malloc(o->negatives * sizeof *s->tf_hold_neg);
+		r = s->tf_field && s->tf_len && s->tf_hold_neg ? dx__textfile_open(&s->tf, o->triples, err)
+		                                               : dx__fail_nomem(err);
 		if (r == 0)
 			r = triples_shape(s, err);
 		if (r == 0)
@@ -677,15 +679,89 @@ static int resolve_line(dx_sampler *s, int nf, dx_triple *t, uint32_t *q, dx_err
 	return 1;
 }
 
+/* Gives the line kept in p (its negatives in neg) as the shard's next
+ * triple, in t: 1. */
+static int emit(dx_sampler *s, dx_triple *t, const struct dx_pad *p, const uint64_t *neg)
+{
+	t->n = p->n;
+	t->epoch = p->epoch;
+	t->pos = p->pos;
+	if (neg != t->neg)
+		memcpy(t->neg, neg, s->o.negatives * sizeof *t->neg);
+	t->qid = dx__strtab_get(&s->q.ids, p->q, &t->qid_len);
+	t->query = dx__query_text(&s->q, p->q, &t->query_len);
+	t->nneg = s->o.negatives;
+	s->k++;
+	return 1;
+}
+
+/* Keeps line n, just resolved (ok) into t and q, for pad_line: 0, or
+ * DX_ENOMEM. */
+static int keep_pad(dx_sampler *s, uint64_t n, int ok, const dx_triple *t, uint32_t q, dx_err *err)
+{
+	unsigned k = s->o.negatives;
+	if (s->tf_npad == s->tf_pad_cap) {
+		size_t cap = s->tf_pad_cap ? 2 * s->tf_pad_cap : 8;
+		struct dx_pad *p = realloc(s->tf_pad, cap * sizeof *p);
+		if (p)
+			s->tf_pad = p;
+		uint64_t *neg = p ? realloc(s->tf_pad_neg, cap * k * sizeof *neg) : NULL;
+		if (!neg)
+			return dx__fail_nomem(err);
+		s->tf_pad_neg = neg;
+		s->tf_pad_cap = cap;
+	}
+	struct dx_pad *p = &s->tf_pad[s->tf_npad];
+	*p = (struct dx_pad){ .n = n, .epoch = s->tf_epoch, .pos = t->pos, .q = q, .ok = ok };
+	if (ok)
+		memcpy(s->tf_pad_neg + s->tf_npad * k, t->neg, k * sizeof *t->neg);
+	s->tf_npad++;
+	return 0;
+}
+
+/* The lines of the file from start on are dealt out as the shards' turns
+ * come, so that, unless drop_last, the last round's lines, m = tail % W of
+ * them, leave the shards from m on one short: each then pads, as the
+ * sampler pads generated triples, with the line its turn would wrap round
+ * to, start + (rank - m), kept as it went by.  Known only at the end, when
+ * the lines are counted: with count or without.  1 with the padding triple
+ * in t, or 0. */
+static int pad_line(dx_sampler *s, dx_triple *t)
+{
+	const dx_sample_opts *o = &s->o;
+	if (o->drop_last || s->tf_padded || (s->shard && s->k >= s->shard))
+		return 0;
+	s->tf_padded = 1;
+	/* With count, a shard may end before the others' last lines. */
+	uint64_t lines = o->count ? o->count : s->tf_lines;
+	uint64_t tail = lines > o->start ? lines - o->start : 0, m = tail % o->world_size;
+	if (m == 0 || o->rank < m || o->rank - m >= s->tf_npad)
+		return 0;
+	size_t i = (size_t)(o->rank - m);
+	if (!s->tf_pad[i].ok)
+		return 0; /* a bad line: the shard one short, as for its own */
+	return emit(s, t, &s->tf_pad[i], s->tf_pad_neg + i * o->negatives);
+}
+
 /* The next line of a triples file that is this shard's, resolved.  In the
  * first pass the other shards' lines are resolved too until one holds a
- * triple, so that every shard knows whether the file holds any. */
-static int next_line(dx_sampler *s, dx_triple *t, dx_err *err)
+ * triple, so that every shard knows whether the file holds any.
+ *
+ * With drop_last and no count, the lines are not counted before the end,
+ * so a shard holds each of its lines back until the file shows the line
+ * that completes its round (the others' turns after it): a round the file
+ * ends in is left out by every shard alike. */
+static int next_own_line(dx_sampler *s, dx_triple *t, dx_err *err)
 {
 	unsigned want = 2 + s->o.negatives;
 	char **f = s->tf_field;
 	size_t *fl = s->tf_len;
+	int hold = s->o.drop_last && !s->o.count;
 	for (;;) {
+		if (s->tf_holding && s->tf_lines > s->tf_hold_end) {
+			s->tf_holding = 0;
+			return emit(s, t, &s->tf_hold, s->tf_hold_neg);
+		}
 		if (s->tf_done || (s->shard && s->k >= s->shard))
 			return 0;
 		char *line;
@@ -711,31 +787,40 @@ static int next_line(dx_sampler *s, dx_triple *t, dx_err *err)
 		}
 		s->tf_lines++;
 		/* Lines before start are skipped unread (but for the check that
-		 * the file holds a triple at all). */
+		 * the file holds a triple at all), and the other shards' lines
+		 * but for those a padding may take. */
 		int own = n >= s->o.start && (n - s->o.start) % s->o.world_size == s->o.rank;
-		if (!own && !(s->tf_first_pass && !s->tf_valid))
+		int pad = !s->o.drop_last && n >= s->o.start && n - s->o.start <= s->o.rank;
+		if (!own && !pad && !(s->tf_first_pass && !s->tf_valid))
 			continue;
-		uint32_t q;
+		uint32_t q = 0;
 		s->counting = (own ? DX_COUNT_REPORT : 0) | (s->tf_first_pass ? DX_COUNT_SHADOW : 0);
 		r = resolve_line(s, nf, t, &q, err);
 		s->counting = DX_COUNT_REPORT;
-		if (r <= 0) {
-			if (r < 0)
-				return r;
+		if (r < 0)
+			return r;
+		if (pad && keep_pad(s, n, r, t, q, err) < 0)
+			return err->code;
+		if (r == 0)
 			continue;
-		}
 		if (s->tf_first_pass)
 			s->tf_valid = 1;
 		if (!own)
 			continue;
-		s->k++;
-		t->n = n;
-		t->epoch = s->tf_epoch;
-		t->qid = dx__strtab_get(&s->q.ids, q, &t->qid_len);
-		t->query = dx__query_text(&s->q, q, &t->query_len);
-		t->nneg = s->o.negatives;
-		return 1;
+		struct dx_pad line_kept = { .n = n, .epoch = s->tf_epoch, .pos = t->pos, .q = q, .ok = 1 };
+		if (!hold)
+			return emit(s, t, &line_kept, t->neg);
+		s->tf_hold = line_kept;
+		memcpy(s->tf_hold_neg, t->neg, s->o.negatives * sizeof *t->neg);
+		s->tf_hold_end = n + (s->o.world_size - 1 - (n - s->o.start) % s->o.world_size);
+		s->tf_holding = 1;
 	}
+}
+
+static int next_line(dx_sampler *s, dx_triple *t, dx_err *err)
+{
+	int r = next_own_line(s, t, err);
+	return r != 0 ? r : pad_line(s, t);
 }
 
 int dx_sampler_next(dx_sampler *s, dx_triple *t, dx_err *err)
@@ -787,5 +872,8 @@ void dx_sampler_close(dx_sampler *s)
 		dx__textfile_close(&s->tf);
 	free(s->tf_field);
 	free(s->tf_len);
+	free(s->tf_pad);
+	free(s->tf_pad_neg);
+	free(s->tf_hold_neg);
 	free(s);
 }

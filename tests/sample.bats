@@ -522,6 +522,42 @@ toy_id_triples() {
 	dx index -q c.tsv
 }
 
+# A triples file's shards were as the lines fell: with 100 lines and 3
+# ranks, 34, 33 and 33 triples, where DDP needs as many steps on each rank.
+@test "ID triples sharded: every shard as many, the short ones padded with the lines from --start on" {
+	toy_id_triples
+	local w r opts all n m
+	for w in 3 7; do
+		for opts in "" "--count 130" "--start 4" "--start 4 --count 50" "--epochs 2" "--drop-last" "--epochs 2 --drop-last" \
+			"--start 4 --count 50 --drop-last"; do
+			# shellcheck disable=SC2086
+			dx sample --queries q.tsv --triples ids.tsv $opts --format ids c.tsv > all
+			n=$(wc -l < all)
+			m=$((n % w))
+			for r in $(seq 0 $((w - 1))); do
+				# The shard's own lines of all, then the padding: line
+				# r - m of all, for the shards the last round missed.
+				awk -v r="$r" -v w="$w" -v n="$n" -v m="$m" -v drop="${opts//[^d]/}" '
+					{ line[NR - 1] = $0 }
+					END {
+						last = drop != "" ? n - m : n
+						for (i = r; i < last; i += w) print line[i]
+						if (drop == "" && m && r >= m) print line[r - m]
+					}' all > want
+				# shellcheck disable=SC2086
+				dx sample --queries q.tsv --triples ids.tsv $opts --rank "$r" --world-size "$w" \
+					--format ids c.tsv > got
+				cmp got want || { echo "--world-size $w --rank $r $opts"; return 1; }
+			done
+		done
+	done
+	# From a pipe, which is read once: padded the same.
+	dx sample --queries q.tsv --triples ids.tsv --rank 2 --world-size 3 --format ids c.tsv > want
+	dx sample --queries q.tsv --triples <(cat ids.tsv) --rank 2 --world-size 3 --format ids c.tsv | cmp - want
+	equals "$(wc -l < want)" 34
+	equals "$(tail -n 1 want)" "$(sed -n 2p ids.tsv)"
+}
+
 # Issue 14, item 5.  Fails before the fix: exit 0 and nothing written (the
 # first case after reading the file 300000 times).
 @test "a triples file that holds no triple to write is an error with its summary, not a loop or silence" {

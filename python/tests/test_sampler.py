@@ -139,3 +139,28 @@ def test_triples_file(docdex_bin, synth, tmp_path):
             "neg_id": t.neg_ids[0], "neg": t.negs[0], "epoch": t.epoch} for t in s]
     assert got == want and len(got) == 50
     assert s.state_dict()["start"] == 50
+
+
+def test_triples_file_shards_are_equal(docdex_bin, synth, tmp_path):
+    # 50 lines on 3 ranks were 17, 17 and 16 triples, len() saying 17 with
+    # count=: DDP's ranks took unequal steps.  Padded with the lines from
+    # start, as docdex sample pads them; with drop_last, 16 each.
+    trip = tmp_path / "triples.tsv"
+    trip.write_bytes(run(docdex_bin, "sample", "--format", "ids", "--count", "50",
+                         *cli_args(**inputs(synth))).stdout)
+    lines = [line.split("\t")[:2] for line in trip.read_text().splitlines()]
+    for count in (None, 50):
+        for drop_last in (False, True):
+            shards = []
+            for rank in range(3):
+                s = docdex.Sampler(None, ids_only=True, queries=synth["q.tsv"], triples=str(trip),
+                                   count=count, rank=rank, world_size=3, drop_last=drop_last)
+                got = [[t.qid, t.pos_id] for t in s]
+                if count:
+                    assert len(s) == len(got)
+                shards.append(got)
+            want = 16 if drop_last else 17
+            assert [len(g) for g in shards] == [want] * 3
+            assert [g[k] for k in range(16) for g in shards] == lines[:48]
+            if not drop_last:
+                assert [g[16] for g in shards] == [lines[48], lines[49], lines[0]]
