@@ -86,8 +86,11 @@ int dx_index_path_for(const char *path, char *out, size_t outsz, dx_err *err)
 	}
 	if (!S_ISREG(st.st_mode)) {
 		close(fd);
-		return dx__fail(err, DX_EINVAL, 0, path, S_ISDIR(st.st_mode) ? "a directory, not a corpus or index"
-		                                                               : "not a regular file");
+		/* A directory fails as open() fails for one (EISDIR: Python's
+		 * IsADirectoryError). */
+		if (S_ISDIR(st.st_mode))
+			return dx__fail(err, DX_ESYS, EISDIR, path, "cannot open");
+		return dx__fail(err, DX_EINVAL, 0, path, "not a regular file");
 	}
 	ssize_t n = read(fd, magic, sizeof magic);
 	close(fd);

@@ -12,7 +12,10 @@ Training triples drawn from one, as ``docdex sample`` draws them, come
 from a :class:`Sampler`.  Errors of the library raise :class:`Error`.  The work is done by the C
 extension ``docdex._docdex`` over the docdex core library.
 """
+import builtins
 import collections
+import math
+import operator
 import os
 
 from ._docdex import (
@@ -53,6 +56,13 @@ def _reduce_os_error(e):
 
 
 OSError.__reduce__ = _reduce_os_error
+# An Error made again from its message alone (as a DataLoader re-raises a
+# worker's) has no code nor errno of its own: None, rather than no
+# attribute.  docdex.OSError keeps OSError's own errno, which Error's
+# default would otherwise hide.
+Error.code = None
+Error.errno = None
+OSError.errno = builtins.OSError.__dict__["errno"]
 
 __all__ = [
     "Corpus",
@@ -89,6 +99,32 @@ _PAIRS = {"all": 0, "query": 1}
 _WEIGHTS = {"uniform": 0, "rank": 1}
 
 
+_U64 = 2**64 - 1
+
+
+def _whole(name, value, lo=0, hi=_U64):
+    """value, an integer from lo to hi, as an int: TypeError for what is no
+    integer (a float, a str), ValueError out of range, where the C
+    conversion would wrap round (seed=2**64 was seed=0)."""
+    if isinstance(value, bool):
+        raise TypeError(f"{name} is an integer, not bool")
+    try:
+        v = operator.index(value)
+    except TypeError:
+        raise TypeError(f"{name} is an integer, not {type(value).__name__}") from None
+    if not lo <= v <= hi:
+        raise ValueError(f"{name} is {lo} to {hi if hi < _U64 else '2**64 - 1'}, not {v}")
+    return v
+
+
+def _env_int(name, default):
+    text = os.environ.get(name) or default
+    try:
+        return int(text)
+    except ValueError:
+        raise ValueError(f"${name} is not a number: {text!r}") from None
+
+
 def _shard(rank, world_size):
     """rank and world_size: given, else torch.distributed's when it is
     initialised, else $RANK and $WORLD_SIZE, else 0 and 1."""
@@ -101,11 +137,12 @@ def _shard(rank, world_size):
         except ImportError:
             pass
         if rank is None:
-            rank = dist_rank if dist_rank is not None else int(os.environ.get("RANK") or 0)
+            rank = dist_rank if dist_rank is not None else _env_int("RANK", "0")
         if world_size is None:
-            world_size = (dist_world if dist_world is not None
-                          else int(os.environ.get("WORLD_SIZE") or 1))
-    if world_size < 1 or not 0 <= rank < world_size:
+            world_size = dist_world if dist_world is not None else _env_int("WORLD_SIZE", "1")
+    world_size = _whole("world_size", world_size, 1)
+    rank = _whole("rank", rank)
+    if not rank < world_size:
         raise ValueError(f"rank {rank} must be from 0 to world_size - 1 ({world_size})")
     return rank, world_size
 
@@ -123,7 +160,7 @@ def _margin(margin):
             return 2, value
         margin = float(text)
     value = float(margin)
-    if not value >= 0:
+    if not (value >= 0 and math.isfinite(value)):
         raise ValueError(f"bad margin {margin!r}: give a score difference >= 0")
     return 1, value
 
@@ -132,14 +169,14 @@ def _depth(depth):
     """(depth, depth_from) of depth=: None, K or (A, B)."""
     if depth is None:
         return 0, 0
-    if isinstance(depth, int):
-        if depth < 1:
-            raise ValueError("depth is a number of run lines, at least 1")
-        return depth, 1
-    a, b = depth
-    if not 1 <= a <= b:
+    if not isinstance(depth, (tuple, list)):
+        return _whole("depth", depth, 1, 2**32 - 1), 1
+    if len(depth) != 2:
+        raise ValueError(f"bad depth {depth!r}: give K, or places (A, B)")
+    a, b = (_whole("depth", x, 1, 2**32 - 1) for x in depth)
+    if not a <= b:
         raise ValueError(f"bad depth {depth!r}: give places (A, B), 1 <= A <= B")
-    return int(b), int(a)
+    return b, a
 
 
 class Sampler:
@@ -159,7 +196,10 @@ class Sampler:
     or "query"; weights "uniform" or "rank"; field the document fields
     that make a text (default: the text, as docdex sample prints it);
     access how the corpus is read, as Corpus's (default: the Corpus's,
-    else "auto").
+    else "auto").  They are checked as docdex sample checks its options:
+    ValueError for a value out of range (a seed past 2**64 - 1, count=0)
+    or for inputs that do not go together (a triples file with qrels),
+    TypeError for a float or a str where an integer is asked.
 
     Iterating yields :class:`Triple` objects of this shard: rank and
     world_size default to torch.distributed's when it is initialised, else
@@ -195,27 +235,48 @@ class Sampler:
             raise ValueError(f"weights is 'uniform' or 'rank', not {weights!r}")
         if count is not None and epochs is not None:
             raise ValueError("give count or epochs, not both")
+        # Which inputs go together, as docdex sample has them.
+        if queries is None and not ids_only:
+            raise ValueError("no queries given: the triples' query texts come from queries= "
+                             "(only ids_only=True needs none)")
+        if triples is not None:
+            given = [name for name, value, default in (
+                ("qrels", qrels, None), ("run", run, None), ("random", random, False),
+                ("min_rel", min_rel, 1), ("depth", depth, None),
+                ("exclude_judged", exclude_judged, False), ("run_ratio", run_ratio, 0.5),
+                ("margin", margin, None), ("weights", weights, "uniform"),
+                ("pairs", pairs, "all")) if value != default]
+            if given:
+                raise ValueError(f"a triples file is read as it is: it takes no {', '.join(given)}")
+        min_rel, run_ratio = float(min_rel), float(run_ratio)
+        if not math.isfinite(min_rel):
+            raise ValueError(f"min_rel is a relevance, not {min_rel!r}")
+        if not 0 <= run_ratio <= 1:
+            raise ValueError(f"run_ratio is from 0 to 1, not {run_ratio!r}")
         rank, world_size = _shard(rank, world_size)
         depth_to, depth_from = _depth(depth)
         margin_kind, margin_value = _margin(margin)
         self.ids_only = bool(ids_only)
-        self.batch_size = max(1, int(batch_size))
+        self.batch_size = _whole("batch_size", batch_size, 1, 2**31 - 1)
         self._opts = dict(
             corpus=corpus, queries=queries, qrels=qrels, run=run, triples=triples,
-            field=field, min_rel=float(min_rel), depth=depth_to, depth_from=depth_from,
-            exclude_judged=bool(exclude_judged), random=bool(random),
-            run_ratio=float(run_ratio), negatives=int(negatives), seed=int(seed),
-            count=int(count or 0), epochs=int(epochs or 0), rank=rank, world_size=world_size,
-            strict=bool(strict), pairs=_PAIRS[pairs], start=int(start),
+            field=field, min_rel=min_rel, depth=depth_to, depth_from=depth_from,
+            exclude_judged=bool(exclude_judged), random=bool(random), run_ratio=run_ratio,
+            negatives=_whole("negatives", negatives, 1, 1024), seed=_whole("seed", seed),
+            count=0 if count is None else _whole("count", count, 1),
+            epochs=0 if epochs is None else _whole("epochs", epochs, 1),
+            rank=rank, world_size=world_size, strict=bool(strict), pairs=_PAIRS[pairs],
             drop_last=bool(drop_last), margin_kind=margin_kind, margin=margin_value,
             weights=_WEIGHTS[weights], access="auto" if access is None else access)
-        self._open(int(start))
+        self._open(_whole("start", start))
 
-    def _open(self, start):
-        """(Re)opens the C sampler at global triple start."""
+    def _open(self, start, **changed):
+        """(Re)opens the C sampler at global triple start, with the options
+        changed; as it was when that fails."""
+        opts = dict(self._opts, start=start, **changed)
+        s = _Sampler(**opts)
         old = getattr(self, "_s", None)
-        self._opts["start"] = start
-        self._s = _Sampler(**self._opts)
+        self._s, self._opts = s, opts
         if old is not None:
             old.close()
         self._start = start
@@ -265,8 +326,15 @@ class Sampler:
     def get_many(self, ns):
         """The triples numbered ns, in that order, read in one call."""
         total = self.total
-        return [Triple._make(t) for t in
-                self._s.at([n + total if n < 0 else n for n in map(int, ns)])]
+        numbers = []
+        for n in ns:
+            n = operator.index(n)
+            if n < 0:
+                if n + total < 0:
+                    raise IndexError(f"triple number {n} out of range ({total} triples)")
+                n += total
+            numbers.append(n)
+        return [Triple._make(t) for t in self._s.at(numbers)]
 
     def __getstate__(self):
         # A pickled sampler (a DataLoader worker's, under spawn) opens its
@@ -294,13 +362,14 @@ class Sampler:
                 "seed": self.seed, "yielded": self._yielded}
 
     def load_state_dict(self, state):
-        """Opens the sampler again at state["start"] (and its seed)."""
-        if "seed" in state:
-            self._opts["seed"] = int(state["seed"])
-        self._open(int(state["start"]))
+        """Opens the sampler again at state["start"] (and its seed); on
+        failure it stays as it was."""
+        changed = {"seed": _whole("seed", state["seed"])} if "seed" in state else {}
+        self._open(_whole("start", state["start"]), **changed)
 
     def close(self):
         self._s.close()
+        self._buf.clear()
 
     def __enter__(self):
         return self

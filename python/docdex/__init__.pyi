@@ -29,10 +29,12 @@ _Path = Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]"]
 class Error(Exception):
     """An error of the docdex library: str(e) is its one-line description."""
 
-    code: int
-    """The library's DX_E* code: one of the ERR_* constants."""
-    errno: int
-    """errno of the system call that failed, or 0."""
+    code: Optional[int]
+    """The library's DX_E* code: one of the ERR_* constants (None for an
+    Error made again from its message alone, as a DataLoader re-raises a
+    worker's)."""
+    errno: Optional[int]
+    """errno of the system call that failed, or 0 (None as code is)."""
 
 # A failed system call (code ERR_SYS): a docdex.Error that is also the
 # OSError open() raises for its errno.  Not in __all__: they bear the

@@ -25,7 +25,7 @@ fork, spawn and forkserver each open their own handle.
 import torch
 import torch.utils.data
 
-from . import Corpus, Sampler, _shard
+from . import Corpus, Sampler, _shard, _whole
 
 __all__ = ["CorpusDataset", "TripleDataset", "DistributedSampler", "collate_triples"]
 
@@ -144,7 +144,7 @@ class DistributedSampler(torch.utils.data.Sampler):
         self.rank, self.num_replicas = _shard(rank, num_replicas)
         self.dataset = dataset
         self.shuffle = bool(shuffle)
-        self.seed = int(seed)
+        self.seed = _whole("seed", seed, -2**63, 2**64 - 1)
         self.drop_last = bool(drop_last)
         self.epoch = 0
         self.start = 0
@@ -171,6 +171,8 @@ class DistributedSampler(torch.utils.data.Sampler):
     def __iter__(self):
         first, n = self._epoch_span()
         tail = n - self.start
+        if n == 0:
+            return  # an empty dataset: no index, as torch's gives none
         if tail <= 0:
             raise ValueError(f"start {self.start} is not below the epoch's {n} samples")
         size, w = self._shard_size(tail), self.num_replicas
@@ -191,26 +193,26 @@ class DistributedSampler(torch.utils.data.Sampler):
     def set_epoch(self, epoch):
         """Sets the epoch of the next iteration: its order, and a start of 0
         unless load_state_dict set one for this epoch."""
+        epoch = _whole("epoch", epoch)
         if epoch != self.epoch:
             self.start = 0
-        self.epoch = int(epoch)
+        self.epoch = epoch
 
     def state_dict(self, samples=None):
         """{"epoch", "start", "seed"}: where to go on after every rank took
         samples (default: as many as this one yielded) from this epoch's
         iterator; the next epoch at 0 once the epoch is done."""
-        if samples is None:
-            samples = self._yielded
-        start = self.start + int(samples) * self.num_replicas
+        samples = self._yielded if samples is None else _whole("samples", samples)
+        start = self.start + samples * self.num_replicas
         if start >= self._epoch_span()[1]:
             return {"epoch": self.epoch + 1, "start": 0, "seed": self.seed}
         return {"epoch": self.epoch, "start": start, "seed": self.seed}
 
     def load_state_dict(self, state):
         """Goes on where state_dict() said, on this sampler's ranks."""
-        self.epoch = int(state["epoch"])
-        self.seed = int(state.get("seed", self.seed))
-        self.start = int(state["start"])
+        epoch, start = _whole("epoch", state["epoch"]), _whole("start", state["start"])
+        self.seed = _whole("seed", state.get("seed", self.seed), -2**63, 2**64 - 1)
+        self.epoch, self.start = epoch, start
 
 
 def collate_triples(batch):
@@ -221,11 +223,15 @@ def collate_triples(batch):
     docs: each triple's positive then its negatives, one flat list of
     len(batch) * group strings (group = 1 + negatives), the layout that a
     cross-encoder or a bi-encoder with in-group negatives scores in groups
-    (the positive first: label 0)."""
+    (the positive first: label 0); None for triples without texts (a
+    Sampler's with ids_only=True)."""
     docs = []
     for t in batch:
+        if t.pos is None:
+            docs = None
+            break
         docs.append(t.pos)
-        docs.extend(t.negs if t.negs is not None else ())
+        docs.extend(t.negs)
     return {
         "n": torch.tensor([t.n for t in batch], dtype=torch.int64),
         "epoch": torch.tensor([t.epoch for t in batch], dtype=torch.int64),

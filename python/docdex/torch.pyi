@@ -19,7 +19,7 @@ class CorpusDataset(torch.utils.data.Dataset):
     def __init__(self, corpus: Union[Corpus, _Path], field: Optional[str] = ..., *,
                  bytes: Optional[bool] = ..., ids: bool = ...) -> None: ...
     def __len__(self) -> int: ...
-    def __getitem__(self, i: int) -> Union[_Text, Tuple[str, _Text]]: ...
+    def __getitem__(self, i: int) -> Union[_Text, Tuple[_Text, _Text]]: ...
     def __getitems__(self, indices: Sequence[int]) -> List[Any]: ...
 
 class TripleDataset(torch.utils.data.Dataset):
@@ -58,5 +58,5 @@ class DistributedSampler(torch.utils.data.Sampler[int]):
 
 def collate_triples(batch: List[Triple]) -> Dict[str, Any]:
     """qid, query, pos_id, pos, neg_ids, negs (lists), n and epoch (int64
-    tensors), docs (each triple's positive then negatives, flat) and group
-    (1 + negatives)."""
+    tensors), docs (each triple's positive then negatives, flat; None
+    without texts) and group (1 + negatives)."""

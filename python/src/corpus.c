@@ -40,7 +40,7 @@ int corpus_enter(CorpusObject *self)
 		return 0;
 	dx_py_unlock(self->lock);
 	if (self->dead)
-		PyErr_SetObject(DxError, self->dead);
+		dx_py_raise(self->dead); /* as it was raised the first time */
 	else
 		PyErr_SetString(PyExc_ValueError, "I/O operation on a closed docdex.Corpus");
 	return -1;
@@ -65,11 +65,8 @@ void corpus_failed(CorpusObject *self, const dx_err *err)
 {
 	if (err->code != DX_ESTALE || self->dead)
 		return;
-	char msg[1600];
-	dx_describe(err, msg, sizeof msg);
-	self->dead = PyUnicode_DecodeUTF8(msg, strlen(msg), "surrogateescape");
-	if (!self->dead)
-		PyErr_Clear();
+	if ((self->dead = malloc(sizeof *self->dead)))
+		*self->dead = *err;
 	corpus_end(self);
 }
 
@@ -101,6 +98,26 @@ PyObject *id_bytes(PyObject *id)
 	return NULL;
 }
 
+/* inflate_cache=, an O& converter: an integer of 0 to 2^64 - 1 bytes
+ * (format "K" would take -1 as 2^64 - 1, and 2^64 as 0). */
+static int cache_size(PyObject *o, void *out)
+{
+	PyObject *i = PyNumber_Index(o);
+	if (!i)
+		return 0;
+	unsigned long long v = PyLong_AsUnsignedLongLong(i);
+	Py_DECREF(i);
+	if (v == (unsigned long long)-1 && PyErr_Occurred()) {
+		if (!PyErr_ExceptionMatches(PyExc_OverflowError))
+			return 0;
+		PyErr_Clear();
+		PyErr_Format(PyExc_ValueError, "inflate_cache is a size in bytes, 0 to 2**64 - 1, not %R", o);
+		return 0;
+	}
+	*(unsigned long long *)out = v;
+	return 1;
+}
+
 static int corpus_init(CorpusObject *self, PyObject *args, PyObject *kw)
 {
 	static char *kwlist[] = { "path", "field", "bytes", "view", "access", "inflate_cache", NULL };
@@ -108,8 +125,8 @@ static int corpus_init(CorpusObject *self, PyObject *args, PyObject *kw)
 	const char *how = "auto";
 	int as_bytes = 0, as_view = 0, access;
 	unsigned long long cache = 0;
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O$ppsK:Corpus", kwlist, &path, &field, &as_bytes,
-	                                 &as_view, &how, &cache))
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O$ppsO&:Corpus", kwlist, &path, &field, &as_bytes,
+	                                 &as_view, &how, cache_size, &cache))
 		return -1;
 	if ((access = dx_py_access(how)) < 0)
 		return -1;
@@ -208,7 +225,7 @@ static void corpus_dealloc(CorpusObject *self)
 		dx_py_lock_free(self->lock);
 	Py_XDECREF(self->path);
 	Py_XDECREF(self->field);
-	Py_XDECREF(self->dead);
+	free(self->dead);
 	Py_TYPE(self)->tp_free((PyObject *)self);
 }
 

@@ -51,7 +51,7 @@ typedef struct {
 	int access;             /* DX_ACCESS_*: for pickle */
 	unsigned long long inflate_cache; /* bytes asked for (0: none): for pickle */
 	pthread_mutex_t *lock;
-	PyObject *dead;         /* the message of the error that ended c, or NULL */
+	dx_err *dead;           /* the error that ended c (a stale file), or NULL */
 	/* What one call reads, kept from call to call (under lock): a batch
 	 * does not allocate afresh. */
 	dx_py_texts tx;

@@ -186,8 +186,15 @@ static int id_ref(PyObject *o, const char **s, size_t *n, PyObject **hold)
 		*n = (size_t)PyBytes_GET_SIZE(o);
 		return 0;
 	}
-	if (!(*hold = id_bytes(o)))
+	if (!(*hold = id_bytes(o))) {
+		/* A str that no bytes spell (a lone surrogate) is the id of no
+		 * record. */
+		if (PyErr_ExceptionMatches(PyExc_UnicodeEncodeError)) {
+			PyErr_Clear();
+			PyErr_SetObject(PyExc_KeyError, o);
+		}
 		return -1;
+	}
 	*s = PyBytes_AS_STRING(*hold);
 	*n = (size_t)PyBytes_GET_SIZE(*hold);
 	return 0;
@@ -389,9 +396,17 @@ PyObject *corpus_subscript(CorpusObject *self, PyObject *key)
 
 int corpus_contains(CorpusObject *self, PyObject *id)
 {
+	/* What can be no record's id is not in the corpus, as `3 in d` is
+	 * False for a dict of str keys. */
+	if (!PyUnicode_Check(id) && !PyBytes_Check(id))
+		return 0;
 	PyObject *b = id_bytes(id);
-	if (!b)
-		return -1;
+	if (!b) {
+		if (!PyErr_ExceptionMatches(PyExc_UnicodeEncodeError))
+			return -1;
+		PyErr_Clear();
+		return 0;
+	}
 	if (corpus_enter(self) < 0) {
 		Py_DECREF(b);
 		return -1;
