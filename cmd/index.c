@@ -333,6 +333,9 @@ int cmd_index(int argc, char **argv)
 		case OPT_COLUMNS:
 			if (strlen(optarg) > DX_COLUMNS_MAX)
 				return cli_usage_error("index", "--columns too long, give at most 1023 bytes", optarg);
+			/* A column without a name could not be asked for by name. */
+			if (!*optarg || *optarg == ',' || optarg[strlen(optarg) - 1] == ',' || strstr(optarg, ",,"))
+				return cli_usage_error("index", "bad --columns, give names separated by commas", optarg);
 			a.build.columns = optarg;
 			break;
 		case OPT_DUPLICATES:

@@ -172,6 +172,12 @@ sys.exit(subprocess.call(sys.argv[1:], stdout=w))' "$DOCDEX" bench --help
 	equals "$stderr" "docdex index: --id-field too long, give at most 255 bytes: '$long' (see docdex index --help)"
 	run --separate-stderr dx index --id-field "${long%k}" x
 	status_is 1
+	# A column with no name, which no --field could name.
+	for v in "x,," ",x" "" "a,,b"; do
+		run --separate-stderr dx index --columns "$v" x
+		status_is 2
+		equals "$stderr" "docdex index: bad --columns, give names separated by commas: '$v' (see docdex index --help)"
+	done
 	# Not a number, nor a number too large to be one: nan and inf.
 	local v
 	for v in nan inf -inf 1e999; do
