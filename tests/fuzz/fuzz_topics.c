@@ -287,16 +287,19 @@ static void draw(dx_corpus *c, const dx_sample_opts *o)
 	check_report(s);
 	uint64_t neg[MAX_NEG];
 	dx_triple t = { .neg = neg };
-	int r = 0;
+	int r = 0, padded = 0;
 	for (int i = 0; i < MAX_TRIPLES && (r = dx_sampler_next(s, &t, &err)) == 1; i++) {
 		/* The shard's i-th triple: rank + i * world_size of those from
-		 * start on, padded by wrapping round to the first of them (a
-		 * triples file is read as its lines fall, never padded). */
+		 * start on, padded by wrapping round to the first of them.  A
+		 * triples file's: its own lines, as they fall, then perhaps one
+		 * line of the first round, before its own, as the padding. */
 		const dx_sample_report *sr = dx_sampler_report(s);
 		uint64_t tail = sr->total - o->start, at = o->rank + (uint64_t)i * o->world_size;
-		if (o->triples ? (t.n - o->start) % o->world_size != o->rank
-		               : t.n != o->start + at % tail)
+		uint64_t line = t.n - o->start;
+		int own = line % o->world_size == o->rank;
+		if (o->triples ? padded || (!own && line >= o->rank) : t.n != o->start + at % tail)
 			abort();
+		padded = !own;
 		if (t.nneg != o->negatives)
 			abort();
 		check_doc(s, t.pos);
