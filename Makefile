@@ -336,7 +336,9 @@ tsan:
 # or write, an uninitialised value or a leak makes a process exit 89.  What
 # valgrind says of each process goes to a log in build/valgrind/logs, named
 # after the test: those that are not empty are shown at the end and fail
-# the run, even where a test ignored the status.  About 15 minutes.
+# the run, even where a test ignored the status; then the Python
+# package's tests (python-valgrind, below).  About 15 minutes, and 9 for
+# the Python tests.
 VG_LOGS = build/valgrind/logs
 valgrind:
 	rm -rf $(VG_LOGS)
@@ -346,7 +348,21 @@ valgrind:
 	    find $(VG_LOGS) -name '*.log' -size 0 -delete; \
 	    for f in $$(find $(VG_LOGS) -name '*.log' | sort); do \
 	        echo "valgrind: $$f"; head -n 60 "$$f"; st=1; done; \
+	    $(MAKE) python-valgrind || st=1; \
 	    exit $$st
+
+# The Python package's tests with the interpreter under memcheck: the
+# extension's reads and writes (PYTHONMALLOC=malloc, so that memcheck sees
+# the interpreter's objects as blocks of their own).  Leaks are not looked
+# for: the interpreter keeps what it holds at exit (test_processes.py's loop
+# of a million calls checks the extension's).  DataLoader workers forked
+# are checked too; spawned ones, and the docdex commands the tests run,
+# are not.  What memcheck reports in torch's libraries and in ld.so is
+# suppressed (tests/valgrind-python.supp).  Run by make valgrind.
+python-valgrind: python $(DOCDEX)
+	DOCDEX=$(abspath $(DOCDEX)) PYTHONMALLOC=malloc valgrind --quiet --error-exitcode=89 \
+	    --suppressions=tests/valgrind-python.supp --leak-check=no --trace-children=no --vgdb=no \
+	    $(PYTHON) -m pytest -q -p no:cacheprovider python/tests
 
 # The Python package: docdex._docdex links lib/libdocdex.a statically.
 # Debian's interpreter by default, whose python3-dev and python3-setuptools
@@ -438,6 +454,6 @@ clean:
 	rm -rf bench/study/__pycache__
 
 .PHONY: all unit replay check check-zlib fuzz fuzz-run asan tsan valgrind demo bench install uninstall clean \
-        python python-check study bench-python bench-scale FORCE
+        python python-check python-valgrind study bench-python bench-scale FORCE
 .SUFFIXES:
 .SECONDARY:
