@@ -1,10 +1,10 @@
 /* cli.c: messages, the parsing of numbers and lists, and the progress bar
  * (see cli.h). */
 #include <ctype.h>
-#include <math.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
