@@ -196,14 +196,18 @@ static void catch_sigbus(const char *command)
 
 /* A descriptor among 0, 1 and 2 that the caller closed ("docdex get c <&-")
  * would be the next file docdex opens, which would then be read as stdin
- * or written as stdout: each is opened on /dev/null first, as git does. */
+ * or written as stdout: each is opened on /dev/null first, as git does.
+ * Standard output is opened for reading only, so that output sent there
+ * fails ("cannot write output: 'stdout': bad file descriptor", as cat
+ * says) rather than vanish with status 0; a command that prints nothing
+ * (index -q) is not troubled by it. */
 static int open_standard_fds(void)
 {
 	for (int fd = 0; fd <= 2; fd++) {
 		if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
 			continue;
 		/* The lowest free descriptor: fd itself, those below being open. */
-		if (open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY) < 0)
+		if (open("/dev/null", fd == 2 ? O_WRONLY : O_RDONLY) < 0)
 			return -1;
 	}
 	return 0;

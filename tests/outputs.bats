@@ -291,7 +291,7 @@ two_docs() {
 	equals "$(ls -A | sort | tr '\n' ' ')" "c.tsv dir fifo "
 }
 
-@test "closed stdin: get reads no ids from the corpus it opened on descriptor 0" {
+@test "closed stdin: get reads no ids from the corpus it opened on descriptor 0; closed stdout: a failed write" {
 	two_docs
 	gzip c.tsv
 	dx index -q c.tsv.gz
@@ -304,6 +304,14 @@ two_docs() {
 	status_is 0
 	run --separate-stderr dx get c.tsv.gz 2
 	equals "$output" "$(printf '2\ttwo')"
+	# Documents sent to a closed stdout are not lost without a word (they
+	# went to /dev/null, status 0): as cat says.
+	run --separate-stderr bash -c '"$0" get c.tsv.gz 2 >&-' "$DOCDEX"
+	status_is 1
+	equals "$stderr" "docdex get: cannot write output: 'stdout': bad file descriptor"
+	run --separate-stderr bash -c '"$0" --version >&-' "$DOCDEX"
+	status_is 1
+	equals "$stderr" "docdex --version: cannot write output: 'stdout': bad file descriptor"
 }
 
 @test "ids and values in messages: every byte shown, one line, at most 4 KiB" {
