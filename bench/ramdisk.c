@@ -55,8 +55,7 @@ typedef struct copier {
 
 
 /* Whether a stored relative path stays inside the index's directory: not
- * absolute and without a ".." component.  Only such a path can be laid out
- * the same way under the copy's directory. */
+ * absolute and without a ".." component. */
 static int stays_inside(const char *rel)
 {
 	if (rel[0] == '\0' || rel[0] == '/')
@@ -69,6 +68,45 @@ static int stays_inside(const char *rel)
 		p += strspn(p, "/");
 	}
 	return 1;
+}
+
+/* A source's stored path relative to the index's directory, as "../"
+ * j times and then a path that stays inside the directory it leads to:
+ * j, with *rest that path; or -1 (an absolute path, ".." further in).
+ * An index built away from its corpus (pin-test's, in a temporary
+ * directory) names it so. */
+enum { MAX_UPS = 64 };
+static int leading_ups(const char *rel, const char **rest)
+{
+	int j = 0;
+	while (j <= MAX_UPS && strncmp(rel, "../", 3) == 0) {
+		rel += 3;
+		rel += strspn(rel, "/");
+		j++;
+	}
+	if (j > MAX_UPS || !stays_inside(rel))
+		return -1;
+	*rest = rel;
+	return j;
+}
+
+/* Path made + "u/" times k + name, malloc'd: the copy lays out the index
+ * k levels down, where the sources its "../" lead to are inside the copy's
+ * directory.  NULL when out of memory. */
+static char *laid_out(const char *made, int k, const char *name)
+{
+	size_t n = strlen(made), m = strlen(name);
+	char *p = malloc(n + 2 * (size_t)k + m + 2);
+	if (!p)
+		return NULL;
+	memcpy(p, made, n);
+	for (int i = 0; i < k; i++) {
+		memcpy(p + n, "/u", 2);
+		n += 2;
+	}
+	p[n++] = '/';
+	memcpy(p + n, name, m + 1);
+	return p;
 }
 
 /* Calls the progress callback when due (or always, with force).  Returns 0,
@@ -267,17 +305,22 @@ dxb_ramdisk *dxb_ramdisk_copy(const char *index_path, const char *dir, dx_progre
 	dx_index_info info;
 	dx_index_get_info(ix, &info);
 	uint64_t need = info.file_size + SLACK;
+	int depth = 0; /* the most "../" a source's path begins with */
 	for (uint32_t i = 0; i < info.sources; i++) {
 		dx_source_info si;
+		const char *rest;
 		if (dx_index_get_source(ix, i, &si) < 0) {
 			dx__fail(err, DX_ECORRUPT, 0, ipath, "no such source");
 			goto out;
 		}
-		if (!stays_inside(si.path)) {
+		int ups = leading_ups(si.path, &rest);
+		if (ups < 0) {
 			dx__fail(err, DX_EINVAL, 0, si.path,
-			         "a source outside the index's directory cannot be copied");
+			         "a source whose path from the index cannot be laid out in a copy");
 			goto out;
 		}
+		if (ups > depth)
+			depth = ups;
 		/* A missing or changed source is found here, before any copying,
 		 * with the error the corpus would give. */
 		if (dx_index_check_source(ix, i, err) < 0)
@@ -316,7 +359,7 @@ dxb_ramdisk *dxb_ramdisk_copy(const char *index_path, const char *dir, dx_progre
 
 	const char *slash = strrchr(ipath, '/');
 	const char *base = slash ? slash + 1 : ipath;
-	if (!(r = calloc(1, sizeof *r)) || !(r->index = dx__path_join(made, base))) {
+	if (!(r = calloc(1, sizeof *r)) || !(r->index = laid_out(made, depth, base))) {
 		dx__fail_nomem(err);
 		goto out;
 	}
@@ -324,7 +367,7 @@ dxb_ramdisk *dxb_ramdisk_copy(const char *index_path, const char *dir, dx_progre
 		dx__fail_sys(err, ipath, "cannot open");
 		goto out;
 	}
-	if (copy_file(&cp, fd, ipath, r->index, err) < 0)
+	if (make_parents(r->index, made_len, err) < 0 || copy_file(&cp, fd, ipath, r->index, err) < 0)
 		goto out;
 	close(fd);
 	fd = -1;
@@ -334,7 +377,9 @@ dxb_ramdisk *dxb_ramdisk_copy(const char *index_path, const char *dir, dx_progre
 		(void)dx_index_get_source(ix, i, &si); /* checked above */
 		if ((fd = open_source(ixdir, &si, &found, err)) < 0)
 			goto out;
-		if (!(dst = dx__path_join(made, si.path))) {
+		const char *rest = si.path;
+		int ups = leading_ups(si.path, &rest); /* checked above */
+		if (!(dst = laid_out(made, depth - ups, rest))) {
 			dx__fail_nomem(err);
 			goto out;
 		}

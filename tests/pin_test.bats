@@ -121,6 +121,23 @@ for c in json.load(open("r.json"))["cells"]:
 	[ ! -e r.json ]
 }
 
+# The README's example failed so: the index pin-test builds for a corpus
+# without one lies in a temporary directory and names the corpus by
+# "../", which the copy refused ("a source outside the index's directory").
+@test "a corpus without an index is copied to the RAM disk with the index made for it" {
+	"$DX_SYNTH" --count 500 -o c.tsv
+	ramdisk_dir
+	run --separate-stderr dx pin-test --pin none --placement disk,ramdisk --ramdisk "$RAMDISK" \
+		"${QUICK[@]}" -q -o "$TMPDIR/r.json" c.tsv
+	status_is 0
+	equals "$stderr" ""
+	equals "$(cells "$TMPDIR/r.json" | awk '{ print $1, $2 }' | sort | tr '\n' ' ')" \
+		"none/disk/warm/j1/t1 ok none/ramdisk/warm/j1/t1 ok "
+	# No index written beside the corpus, nothing left on the RAM disk.
+	[ ! -e c.tsv.ddx ]
+	equals "$(ls "$RAMDISK")" ""
+}
+
 @test "--ramdisk on a directory that is not a RAM filesystem is refused" {
 	small_corpus
 	local fs
