@@ -286,7 +286,7 @@ static int measure(bench_opts *b, dxb_rs_matrix *m, plan *p, meta *mt)
 int cmd_bench(int argc, char **argv)
 {
 	bench_opts b = { 0 };
-	const matrix_cmd cmd = { "bench", usage, own_options, set_own, &b };
+	const matrix_cmd cmd = { "bench", usage, own_options, set_own, &b, NULL };
 	plan p = { 0 };
 	meta mt = { 0 };
 	dxb_rs_matrix m = { .command = "bench", .dims = dims, .ndims = 3, .metrics = dxb_figures_metrics,

@@ -413,7 +413,9 @@ static int apply_config(const matrix_cmd *cmd, matrix_opts *b, const char *path)
 			b->owned[b->nowned++] = abs;
 			v = abs;
 		}
-		if (it->is_list && o->val < MX_OPT_OWN && o->val != 'j' && o->val != MX_OPT_THREADS) {
+		int one = o->val < MX_OPT_OWN ? o->val != 'j' && o->val != MX_OPT_THREADS
+		                                : cmd->one_value && cmd->one_value(o->val);
+		if (it->is_list && one) {
 			char what[sizeof place + sizeof key + 32];
 			snprintf(what, sizeof what, "%s: %s takes one value, not a list", place, key);
 			rc = cli_usage_error(cmd->name, what, v);

@@ -75,6 +75,9 @@ typedef struct matrix_cmd {
 	const struct option *own; /* ends with a zero entry */
 	int (*set)(void *ctx, int id, const char *name, const char *value, const char *place);
 	void *ctx;
+	/* Whether an own option takes one value, which an experiment file may
+	 * not give as a list; NULL when every own option takes a list. */
+	int (*one_value)(int id);
 } matrix_cmd;
 
 /* Reads the experiment file (-c), then the command line over it.  Returns

@@ -129,6 +129,11 @@ static int parse_pins(const char *s, pin_opts *p)
 	return 0;
 }
 
+static int one_value(int id)
+{
+	return id == OPT_RAMDISK || id == OPT_STRATEGY;
+}
+
 static int set_own(void *ctx, int id, const char *name, const char *v, const char *place)
 {
 	pin_opts *p = ctx;
@@ -995,7 +1000,7 @@ static int measure(pin_opts *p, dxb_rs_matrix *m, plan *pl, meta *mt)
 int cmd_pin_test(int argc, char **argv)
 {
 	pin_opts p = { .strategy = -1, .ramdisk = "/dev/shm" };
-	const matrix_cmd cmd = { "pin-test", usage, own_options, set_own, &p };
+	const matrix_cmd cmd = { "pin-test", usage, own_options, set_own, &p, one_value };
 	plan pl = { 0 };
 	meta mt = { 0 };
 	dxb_rs_metric metrics[NMETRICS];

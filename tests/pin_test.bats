@@ -308,6 +308,15 @@ buffers/disk/cold/j1/t1 $(cells exp/pins.json | grep '^buffers' | cut -d' ' -f2)
 	run --separate-stderr dx pin-test -c bad.yaml
 	status_is 2
 	equals "$stderr" "docdex pin-test: bad.yaml:1: bad pin, give none, buffers, populate, corpus, cuda or all: 'none,floppy' (see docdex pin-test --help)"
+	# pin-test's own keys of one value, as the shared ones: a list is
+	# refused (ramdisk's items were joined into one path, and [x] taken).
+	local key
+	for key in "ramdisk: [/dev/shm, /dev/shm]" "ramdisk: [/dev/shm]" "strategy: [mmap, pread]"; do
+		printf '%s\n' "$key" > bad.yaml
+		run --separate-stderr dx pin-test -c bad.yaml
+		status_is 2
+		[[ $stderr == "docdex pin-test: bad.yaml:1: ${key%%:*} takes one value, not a list: '"* ]]
+	done
 }
 
 @test "usage errors" {
