@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <libgen.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -169,7 +170,7 @@ static int run_cell(const bench_opts *b, const plan *p, const dxb_rs_matrix *m, 
 {
 	char key[256];
 	dxb_rs_cell_key(m, c, key, sizeof key);
-	c->projected = projected(b, p, strategy, w, t);
+	c->projected = round(projected(b, p, strategy, w, t)); /* bytes: whole */
 	if (p->skip_why[strategy] || !p->index_for[strategy]) {
 		matrix_cell_mark(c, DXB_RS_SKIPPED, p->skip_why[strategy] ? p->skip_why[strategy]
 		                                                      : "does not apply to this corpus");

@@ -565,7 +565,7 @@ static int run_cell(const pin_opts *p, const plan *pl, const dxb_rs_matrix *m, d
 	if (cli_interrupted())
 		return EXIT_INTERRUPTED;
 	dxb_rs_cell_key(m, c, key, sizeof key);
-	c->projected = projected(p, pl, s->pin, s->place, s->w, s->t);
+	c->projected = round(projected(p, pl, s->pin, s->place, s->w, s->t)); /* bytes: whole */
 	if (cannot_run(p, pl, s->pin, s->t, why, sizeof why)) {
 		matrix_cell_mark(c, DXB_RS_SKIPPED, why);
 		return 0;
