@@ -75,19 +75,6 @@ int dx_py_corpus_plain(dx_corpus *c)
  */
 enum { PLAIN_RUN = 16 };
 
-/* Asks for the cache lines of the k records at once (the first few KiB
- * of each: a longer copy streams), so that their copies wait on memory
- * together rather than one after another.  A prefetch does not fault: a
- * page gone from a file cut short is skipped here, and met by the guarded
- * copy. */
-enum { PREFETCH_MAX = 4096 };
-static void prefetch(const dx_record *rec, size_t k)
-{
-	for (size_t i = 0; i < k; i++)
-		for (size_t off = 64; off < rec[i].len && off < PREFETCH_MAX; off += 64)
-			__builtin_prefetch(rec[i].data + off);
-}
-
 /* Whether [s, s + len) lies within rec's bytes. */
 static int within(const dx_record *rec, const char *s, size_t len)
 {
@@ -114,8 +101,6 @@ int dx_py_texts_read(dx_py_texts *t, dx_corpus *c, const dx_fields *f, const uin
 		 * another document. */
 		if ((rc = dx_corpus_records(c, pos + at, k, rec, err)) < 0)
 			return rc;
-		if (t->plain)
-			prefetch(rec, k);
 		if ((rc = dx_corpus_check_ids(c, rec, k, err)) < 0)
 			return rc;
 		for (size_t i = 0; i < k; i++) {
