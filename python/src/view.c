@@ -68,14 +68,34 @@ PyObject *dx_py_mapped(CorpusObject *owner, const char *mapped, size_t len)
 	return (PyObject *)m;
 }
 
+/*
+ * A memoryview and its managed buffer are two objects the collector
+ * tracks, for every document: a batch of 1,024 set off collections of the
+ * young generations as it was made, and, as their survivors piled up,
+ * collections of the whole heap, each walking every list the program
+ * holds.  get_many(view=True) of random ids read 0.49 M documents/s beside
+ * a list of 3 M ids, and 1.3-1.4 M/s made with the collector held off,
+ * as fast as with gc.disable() (1 GiB corpus).  Nothing is lost: the
+ * views and their bases can form no cycle (a base holds its corpus
+ * alone), and the collector runs as it would at the next allocation.
+ */
 int dx_py_views(PyObject **out, size_t n)
 {
-	for (size_t i = 0; i < n; i++) {
+#if PY_VERSION_HEX >= 0x030A0000
+	int was = PyGC_Disable();
+#endif
+	int rc = 0;
+	for (size_t i = 0; i < n && rc == 0; i++) {
 		/* The memoryview holds its base; ours goes. */
 		PyObject *v = PyMemoryView_FromObject(out[i]);
-		if (!v)
-			return -1;
-		Py_SETREF(out[i], v);
+		if (v)
+			Py_SETREF(out[i], v);
+		else
+			rc = -1;
 	}
-	return 0;
+#if PY_VERSION_HEX >= 0x030A0000
+	if (was)
+		PyGC_Enable();
+#endif
+	return rc;
 }

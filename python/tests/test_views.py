@@ -5,6 +5,7 @@ import gc
 import os
 import pickle
 import random
+import sys
 import threading
 import time
 
@@ -261,3 +262,41 @@ def test_datasets_hand_over_no_views(samples):
         assert isinstance(CorpusDataset(c)[0], str)
     with docdex.Corpus(path, view=True, bytes=True) as c:
         assert isinstance(CorpusDataset(c)[0], bytes)
+
+
+@pytest.mark.skipif(sys.version_info < (3, 10), reason="the collector is held off from 3.10")
+def test_a_batch_of_views_sets_off_no_collection(tmp_path, docdex_bin):
+    """A memoryview and its managed buffer are tracked by the collector:
+    made with it running, 2,000 views set off collections of the young
+    generations, and with them, in time, of the whole heap.  The batch is
+    made with the collector held off, and leaves it as it found it."""
+    path = numbered(tmp_path, docdex_bin)
+
+    def collections_during(read, arg):
+        started, out = [], []
+
+        def count(phase, info):
+            if phase == "start":
+                started.append(info["generation"])
+
+        gc.collect()
+        gc.callbacks.append(count)
+        try:
+            out.append(read(arg, view=True))
+        finally:
+            gc.callbacks.remove(count)
+        return started, out[0]
+
+    want = [record(i) for i in range(1000)] * 2
+    with docdex.Corpus(path, access="mmap") as c:
+        positions, ids = list(range(1000)) * 2, [str(i) for i in range(1000)] * 2
+        for read, arg in ((c.get_many_positions, positions), (c.get_many, ids)):
+            started, views = collections_during(read, arg)
+            assert started == [] and gc.isenabled()
+            assert [bytes(v) for v in views] == want
+        gc.disable()
+        try:
+            c.get_many_positions(positions, view=True)
+            assert not gc.isenabled()
+        finally:
+            gc.enable()
