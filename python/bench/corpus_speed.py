@@ -20,6 +20,12 @@ map judged ids to a map-style dataset's indices.  Each figure is the
 median of --runs runs of --n reads, in documents per second; the ids and
 positions are drawn with a fixed seed.
 
+For a plain TSV corpus read whole it also times the floor of a random
+read on this machine: the same positions' bytes sliced out of Python's
+own mmap of the file at offsets found beforehand (no lookup, no check, no
+decoding), against c[pos] with bytes=True.  Where the two are close, a
+read waits on memory, not on docdex.
+
     python3 python/bench/corpus_speed.py --corpus collection.tsv --json out.json
 
 The corpus must be indexed (docdex index).  A TSV corpus read whole
@@ -28,9 +34,11 @@ without docdex would; any other corpus is loaded through docdex.  Run it
 from the source tree after `make python`, or with docdex installed.
 """
 import argparse
+import array
 import gc
 import gzip
 import json
+import mmap
 import os
 import platform
 import random
@@ -79,6 +87,43 @@ def load_dict(path, corpus, field):
         chunk = ids[i:i + 65536]
         d.update(zip(chunk, corpus.get_many_positions(range(i, i + len(chunk)))))
     return d, "docdex"
+
+
+def line_spans(path):
+    """Where each line of a plain file starts and ends (without its line
+    end, as c[pos] gives the record): two arrays, which hold no int object
+    of their own that a read would have to fetch from the heap."""
+    starts, ends, at = array.array("q"), array.array("q"), 0
+    with open(path, "rb") as f:
+        for line in f:
+            starts.append(at)
+            ends.append(at + len(line.rstrip(b"\n").rstrip(b"\r")))
+            at += len(line)
+    return starts, ends
+
+
+def mmap_floor(path, c, pos, n, runs, check):
+    """(c[pos] as bytes, the mmap slice) documents per second, each run."""
+    starts, ends = line_spans(path)
+    if len(starts) != len(c):
+        return None
+    starts = array.array("q", (starts[p] for p in pos))
+    ends = array.array("q", (ends[p] for p in pos))
+    cb = docdex.Corpus(path, bytes=True)
+    with open(path, "rb") as f:
+        m = mmap.mmap(f.fileno(), 0, prot=mmap.PROT_READ)
+    if any(m[starts[k]:ends[k]] != cb[pos[k]] for k in check):
+        sys.exit("corpus_speed: docdex and the mapping disagree on a document")
+
+    def c_bytes():
+        for p in pos:
+            cb[p]
+
+    def m_slice():
+        for a, b in zip(starts, ends):
+            m[a:b]
+
+    return timed(c_bytes, n, runs), timed(m_slice, n, runs)
 
 
 def timed(fn, n, runs):
@@ -207,6 +252,9 @@ def main():
         cr, dr = timed(cf, a.n, a.runs), timed(df, a.n, a.runs)
         results[name] = {"docdex_per_s": statistics.median(cr), "dict_per_s": statistics.median(dr),
                          "docdex_runs": cr, "dict_runs": dr}
+    floor = None
+    if source == "file" and not a.corpus.endswith(".gz"):
+        floor = mmap_floor(a.corpus, c, pos, a.n, a.runs, check)
     load_after = os.getloadavg()
 
     print(f"{a.corpus}: {count} records; {a.n} reads a run, median of {a.runs}, one thread")
@@ -217,6 +265,10 @@ def main():
     for name, r in results.items():
         ratio = r["docdex_per_s"] / r["dict_per_s"]
         print(f"{name:34s} {r['docdex_per_s']:12,.0f} {r['dict_per_s']:12,.0f} {ratio:7.3f}")
+    if floor:
+        cr, mr = statistics.median(floor[0]), statistics.median(floor[1])
+        print(f"{'':34s} {'docdex/s':>12s} {'mmap/s':>12s} {'ratio':>7s}")
+        print(f"{'c[pos], bytes, against an mmap slice':34s} {cr:12,.0f} {mr:12,.0f} {cr / mr:7.3f}")
 
     if a.json:
         out = {
@@ -227,6 +279,9 @@ def main():
             "dict": {"source": source, "build_s": build_s, "rss_bytes": dict_bytes},
             "positions_dict": {"build_s": pos_build_s, "rss_bytes": pos_bytes},
             "results": results,
+            "mmap_floor": floor and {"docdex_bytes_per_s": statistics.median(floor[0]),
+                                     "mmap_slice_per_s": statistics.median(floor[1]),
+                                     "docdex_runs": floor[0], "mmap_runs": floor[1]},
         }
         with open(a.json, "w", encoding="utf-8") as f:
             json.dump(out, f, indent=1)
