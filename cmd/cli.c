@@ -137,19 +137,26 @@ int cli_check_replace(const char *cmd, const char *output, int force, int index_
 	return EXIT_FAIL;
 }
 
-int cli_parse_u64(const char *s, uint64_t *v)
+int cli_parse_digits(const char *s, size_t n, uint64_t *v)
 {
 	uint64_t r = 0;
-	if (!*s)
+	int over = 0;
+	if (n == 0)
 		return -1;
-	for (; *s; s++) {
-		uint64_t d = (uint64_t)(*s - '0');
-		if (*s < '0' || *s > '9' || r > (UINT64_MAX - d) / 10)
+	for (size_t i = 0; i < n; i++) {
+		uint64_t d = (uint64_t)(s[i] - '0');
+		if (s[i] < '0' || s[i] > '9')
 			return -1;
+		over |= r > (UINT64_MAX - d) / 10;
 		r = r * 10 + d;
 	}
 	*v = r;
-	return 0;
+	return over ? -2 : 0;
+}
+
+int cli_parse_u64(const char *s, uint64_t *v)
+{
+	return cli_parse_digits(s, strlen(s), v) < 0 ? -1 : 0;
 }
 
 int cli_parse_size(const char *s, uint64_t *v)

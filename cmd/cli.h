@@ -67,6 +67,9 @@ int cli_check_replace(const char *cmd, const char *output, int force, int index_
 
 /* Parses a non-negative decimal integer, all of s; 0 or -1. */
 int cli_parse_u64(const char *s, uint64_t *v);
+/* The same for the n bytes at s: 0, -1 for what is not digits (none, or
+ * any other byte), -2 for digits past 64 bits. */
+int cli_parse_digits(const char *s, size_t n, uint64_t *v);
 /* The same with an optional K, M or G suffix (powers of 1024). */
 int cli_parse_size(const char *s, uint64_t *v);
 /* Parses a number as strtod reads it, all of s: 0; 1 when it is out of

@@ -190,15 +190,8 @@ static void flush(getter *g)
 		if (it->s && g->by_position) {
 			/* Digits past 64 bits are a position too, beyond any corpus. */
 			uint64_t v = 0;
-			int over = 0;
-			size_t k = 0;
-			for (; k < it->n && it->s[k] >= '0' && it->s[k] <= '9'; k++) {
-				uint64_t d = (uint64_t)(it->s[k] - '0');
-				over |= v > (UINT64_MAX - d) / 10;
-				v = v * 10 + d;
-			}
-			it->state = k < it->n ? NOT_A_POSITION
-			          : !over && v < dx_corpus_count(g->c) ? FOUND : BEYOND;
+			int r = cli_parse_digits(it->s, it->n, &v);
+			it->state = r == -1 ? NOT_A_POSITION : r == 0 && v < dx_corpus_count(g->c) ? FOUND : BEYOND;
 			it->pos = v;
 		} else if (it->s) {
 			int r = dx_corpus_find(g->c, it->s, it->n, &it->pos, &g->err);

@@ -91,8 +91,14 @@ PyObject *id_bytes(PyObject *id)
 		Py_INCREF(id);
 		return id;
 	}
-	if (PyUnicode_Check(id))
-		return PyUnicode_AsEncodedString(id, "utf-8", "surrogateescape");
+	if (PyUnicode_Check(id)) {
+		PyObject *b = PyUnicode_AsEncodedString(id, "utf-8", "surrogateescape");
+		if (!b && PyErr_ExceptionMatches(PyExc_UnicodeEncodeError)) {
+			PyErr_Clear();
+			PyErr_SetObject(PyExc_KeyError, id);
+		}
+		return b;
+	}
 	PyErr_Format(PyExc_TypeError, "a document id is str or bytes, not %.100s",
 	             Py_TYPE(id)->tp_name);
 	return NULL;

@@ -131,7 +131,9 @@ int dx_py_access(const char *name);
 /* Text of a record for Python: bytes, or str decoded as UTF-8 with
  * surrogateescape (so that any bytes come back through str.encode). */
 PyObject *text_object(const char *s, size_t n, int as_bytes);
-/* An id given from Python (str or bytes) as a new bytes object, or NULL. */
+/* An id given from Python (str or bytes) as a new bytes object, or NULL
+ * with TypeError, or KeyError for a str that no bytes spell (a lone
+ * surrogate): the id of no record. */
 PyObject *id_bytes(PyObject *id);
 
 /* len(c), or -1 with an exception (a closed corpus). */

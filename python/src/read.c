@@ -186,15 +186,8 @@ static int id_ref(PyObject *o, const char **s, size_t *n, PyObject **hold)
 		*n = (size_t)PyBytes_GET_SIZE(o);
 		return 0;
 	}
-	if (!(*hold = id_bytes(o))) {
-		/* A str that no bytes spell (a lone surrogate) is the id of no
-		 * record. */
-		if (PyErr_ExceptionMatches(PyExc_UnicodeEncodeError)) {
-			PyErr_Clear();
-			PyErr_SetObject(PyExc_KeyError, o);
-		}
+	if (!(*hold = id_bytes(o)))
 		return -1;
-	}
 	*s = PyBytes_AS_STRING(*hold);
 	*n = (size_t)PyBytes_GET_SIZE(*hold);
 	return 0;
@@ -402,7 +395,7 @@ int corpus_contains(CorpusObject *self, PyObject *id)
 		return 0;
 	PyObject *b = id_bytes(id);
 	if (!b) {
-		if (!PyErr_ExceptionMatches(PyExc_UnicodeEncodeError))
+		if (!PyErr_ExceptionMatches(PyExc_KeyError))
 			return -1;
 		PyErr_Clear();
 		return 0;
