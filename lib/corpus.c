@@ -215,7 +215,7 @@ static int open_source(dx_corpus *c, const char *dir, uint32_t i, dx_err *err)
 	s->fd = fd;
 	posix_fadvise(fd, 0, 0, POSIX_FADV_RANDOM);
 	if ((s->size = si.size)) {
-		void *m = mmap(NULL, s->size, PROT_READ, MAP_SHARED, fd, 0);
+		void *m = dx__map_file(fd, s->size);
 		if (m == MAP_FAILED)
 			rc = dx__fail_sys(err, s->path, "cannot map corpus file");
 		else

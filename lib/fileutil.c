@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "err.h"
@@ -120,6 +121,32 @@ int dx__pread_source(int fd, const char *path, void *buf, size_t n, uint64_t off
 		return dx__fail(err, DX_ESTALE, 0, path,
 		                "corpus file shorter than when it was opened, it was changed while in use");
 	return 0;
+}
+
+void *dx__map_file(int fd, size_t size)
+{
+	const size_t huge = (size_t)2 << 20;
+	if (size < huge || size > SIZE_MAX - huge)
+		return mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
+	/* Address space reserved with room to align in, the file mapped over
+	 * its aligned part, and what is left on either side given back. */
+	char *r = mmap(NULL, size + huge, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (r == MAP_FAILED)
+		return MAP_FAILED;
+	char *a = (char *)(((uintptr_t)r + huge - 1) & ~(uintptr_t)(huge - 1));
+	void *m = mmap(a, size, PROT_READ, MAP_SHARED | MAP_FIXED, fd, 0);
+	if (m == MAP_FAILED) {
+		int e = errno;
+		munmap(r, size + huge);
+		errno = e;
+		return MAP_FAILED;
+	}
+	/* The reservation ends a page-rounded size past r + huge. */
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), whole = (size + page - 1) / page * page;
+	if (a > r)
+		munmap(r, (size_t)(a - r));
+	munmap(a + whole, (size_t)(r + huge - a));
+	return m;
 }
 
 int dx__write_full(int fd, const void *buf, size_t n)

@@ -20,6 +20,7 @@
 
 #include "codec.h"
 #include "err.h"
+#include "fileutil.h"
 #include "guard.h"
 #include "hash.h"
 #include "idtable.h"
@@ -268,12 +269,21 @@ dx_index *dx_index_open(const char *path, dx_err *err)
 		dx__fail(err, DX_ECORRUPT, 0, path, "empty index file");
 		goto fail;
 	}
-	ix->map = mmap(NULL, ix->size, PROT_READ, MAP_SHARED, fd, 0);
+	ix->map = dx__map_file(fd, ix->size);
 	if (ix->map == MAP_FAILED) {
 		ix->map = NULL;
 		dx__fail_sys(err, path, "cannot map index");
 		goto fail;
 	}
+	/* An index is read at random all over, and a first read of a chunk
+	 * checks all of its 64 KiB: its pages are asked to come into the cache
+	 * in folios of 2 MiB, which dx__map_file's mapping maps with one TLB
+	 * entry each.  With the 8 GiB corpus's 194 MB index out of the cache,
+	 * one docdex get took 15 ms against 41-46 ms; c[pos] from Python on
+	 * the 1 GiB corpus, its index read in by faults, about a tenth more a
+	 * second.  The corpus gets no such advice: one record read cold would
+	 * read 2 MiB. */
+	madvise((void *)(uintptr_t)ix->map, ix->size, MADV_HUGEPAGE);
 	close(fd);
 	fd = -1;
 	if (check_header(ix, err) < 0 || load_sections(ix, err) < 0 || check_shapes(ix, err) < 0 ||

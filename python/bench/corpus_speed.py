@@ -24,7 +24,10 @@ For a plain TSV corpus read whole it also times the floor of a random
 read on this machine: the same positions' bytes sliced out of Python's
 own mmap of the file at offsets found beforehand (no lookup, no check, no
 decoding), against c[pos] with bytes=True.  Where the two are close, a
-read waits on memory, not on docdex.
+read waits on memory, not on docdex.  Python's mmap takes the address the
+kernel gives, through 4 KiB pages as a rule, where docdex's mappings
+start on a 2 MiB boundary; the report says how much of the corpus and
+its index were mapped in 2 MiB pages (/proc/self/smaps).
 
     python3 python/bench/corpus_speed.py --corpus collection.tsv --json out.json
 
@@ -64,6 +67,29 @@ def rss_bytes():
     except OSError:
         pass
     return 0
+
+
+def huge_mappings(prefix):
+    """Each mapping of a file whose path starts with prefix (the corpus and
+    its index), as (path, resident bytes, bytes of them mapped in 2 MiB
+    pages), from /proc/self/smaps; [] where there is none.  docdex maps its files so
+    that 2 MiB folios of the page cache are mapped whole, and a random
+    read through them misses the TLB less: the figures move with it."""
+    out, path, rss = [], None, 0
+    try:
+        with open("/proc/self/smaps", encoding="utf-8", errors="replace") as f:
+            for line in f:
+                head = line.split(None, 5)
+                if "-" in head[0]:  # a mapping's first line: its range, ..., its path
+                    path = head[5].strip() if len(head) > 5 else ""
+                    path = path if path.startswith(prefix) else None
+                elif path and head[0] == "Rss:":
+                    rss = int(head[1]) * 1024
+                elif path and head[0] == "FilePmdMapped:":
+                    out.append((path, rss, int(head[1]) * 1024))
+    except OSError:
+        pass
+    return out
 
 
 def is_plain_tsv(path):
@@ -252,6 +278,8 @@ def main():
         cr, dr = timed(cf, a.n, a.runs), timed(df, a.n, a.runs)
         results[name] = {"docdex_per_s": statistics.median(cr), "dict_per_s": statistics.median(dr),
                          "docdex_runs": cr, "dict_runs": dr}
+    base = os.path.realpath(a.corpus)
+    mapped = huge_mappings(base[:-4] if base.endswith(".ddx") else base)
     floor = None
     if source == "file" and not a.corpus.endswith(".gz"):
         floor = mmap_floor(a.corpus, c, pos, a.n, a.runs, check)
@@ -261,6 +289,8 @@ def main():
     print(f"dict from the {source}: {build_s:.1f} s, {dict_bytes / 2**20:.0f} MiB (VmRSS growth); "
           f"dict of positions: {pos_build_s:.1f} s, {pos_bytes / 2**20:.0f} MiB")
     print(f"load average {load_before[0]:.2f} before, {load_after[0]:.2f} after")
+    for path, rss, pmd in mapped:
+        print(f"mapped: {path}: {rss / 2**20:,.0f} MiB resident, {pmd / max(rss, 1):.0%} in 2 MiB pages")
     print(f"{'':34s} {'docdex/s':>12s} {'dict/s':>12s} {'ratio':>7s}")
     for name, r in results.items():
         ratio = r["docdex_per_s"] / r["dict_per_s"]
@@ -278,6 +308,7 @@ def main():
             "cpus": os.cpu_count(), "load_before": load_before, "load_after": load_after,
             "dict": {"source": source, "build_s": build_s, "rss_bytes": dict_bytes},
             "positions_dict": {"build_s": pos_build_s, "rss_bytes": pos_bytes},
+            "mapped": [{"path": p, "rss_bytes": r, "huge_bytes": h} for p, r, h in mapped],
             "results": results,
             "mmap_floor": floor and {"docdex_bytes_per_s": statistics.median(floor[0]),
                                      "mmap_slice_per_s": statistics.median(floor[1]),

@@ -1,4 +1,9 @@
-/* Paths relative to the index, and joins. */
+/* Paths relative to the index, and joins; files mapped on 2 MiB boundaries. */
+#include <fcntl.h>
+#include <stdint.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include "fileutil.h"
 #include "unit.h"
 
@@ -21,6 +26,57 @@ static void is(char *got, const char *want)
 	free(got);
 }
 
+/* Lines of /proc/self/maps: a mapping left behind shows as one more. */
+static int mappings(void)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	int n = 0, ch;
+	while (f && (ch = getc(f)) != EOF)
+		n += ch == '\n';
+	if (f)
+		fclose(f);
+	return n;
+}
+
+/*
+ * dx__map_file of a file of size bytes at dir/name (unlinked at once, so
+ * that a test killed here leaves nothing in /dev/shm): the mapping holds
+ * the file's bytes, starts on a 2 MiB boundary when the file has 2 MiB,
+ * and munmap leaves no reservation behind.  On tmpfs without huge pages
+ * the kernel itself picks addresses on 4 KiB boundaries only: there a
+ * plain mmap fails the check.
+ */
+static void map_file(const char *dir, size_t size)
+{
+	char name[300];
+	snprintf(name, sizeof name, "%s/dx-map-%ld-%zu", dir, (long)getpid(), size);
+	int fd = open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
+	CHECK(fd >= 0);
+	if (fd < 0)
+		return;
+	unlink(name);
+	CHECK(ftruncate(fd, (off_t)size) == 0);
+	unsigned char last = 0x5a;
+	CHECK(pwrite(fd, &last, 1, (off_t)size - 1) == 1);
+	int before = mappings();
+	for (int i = 0; i < 4; i++) {
+		/* A page mapped between, so that the next free address moves. */
+		void *gap = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		const unsigned char *m = dx__map_file(fd, size);
+		CHECK(m != MAP_FAILED);
+		if (m != MAP_FAILED) {
+			if (size >= ((size_t)2 << 20))
+				CHECK_EQ((uintptr_t)m % ((uintptr_t)2 << 20), 0);
+			CHECK_EQ(m[0], 0);
+			CHECK_EQ(m[size - 1], 0x5a);
+			CHECK(munmap((void *)m, size) == 0);
+		}
+		munmap(gap, 4096);
+	}
+	CHECK_EQ(mappings(), before);
+	close(fd);
+}
+
 int main(void)
 {
 	rel("/a/b", "/a/b/x.tsv", "x.tsv");
@@ -39,5 +95,12 @@ int main(void)
 	is(dx__path_join("a/b", "../x.tsv"), "a/b/../x.tsv");
 	is(dx__path_join("a/", "x"), "a/x");
 	is(dx__path_join("a", "/abs/x"), "/abs/x");
+
+	CHECK(unit_mkdir());
+	map_file(unit_dir, 4096);
+	map_file(unit_dir, ((size_t)5 << 20) + 123);
+	if (access("/dev/shm", W_OK) == 0)
+		map_file("/dev/shm", ((size_t)3 << 20) + 1);
+	CHECK(unit_rmdir());
 	UNIT_DONE();
 }
