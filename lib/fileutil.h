@@ -35,7 +35,7 @@ int dx__pread_source(int fd, const char *path, void *buf, size_t n, uint64_t off
  * sits in such folios on kernels with large folios (Linux 6.x, ext4 and
  * XFS).  Linux aligns a large mapping of an ext4 file itself, but not of
  * one seen through overlayfs (a container's files): there c[pos] from
- * Python read a 1 GiB corpus at 0.79-0.93 M/s against 0.68-0.71 M/s
+ * Python read a 1 GiB corpus at 0.78-0.91 M/s against 0.67-0.71 M/s
  * unaligned.  Returns the mapping, or MAP_FAILED with
  * errno; munmap(p, size) undoes it.
  */
