@@ -32,12 +32,12 @@ int dx__pread_source(int fd, const char *path, void *buf, size_t n, uint64_t off
  * multiple of 2 MiB when size is at least that: the kernel then maps a
  * page-cache folio of 2 MiB with one entry, where a random read through
  * 4 KiB entries misses the TLB.  A file read or written in large pieces
- * sits in such folios on kernels with large folios (Linux 6.x, ext4 and
- * XFS).  Linux aligns a large mapping of an ext4 file itself, but not of
- * one seen through overlayfs (a container's files): there c[pos] from
- * Python read a 1 GiB corpus at 0.78-0.91 M/s against 0.67-0.71 M/s
- * unaligned.  Returns the mapping, or MAP_FAILED with
- * errno; munmap(p, size) undoes it.
+ * sits in such folios on a file system with large folios (ext4 on Linux
+ * 6.18 here).  Linux aligns a large mapping of an ext4 file itself, but
+ * not of one seen through overlayfs (a container's files): there c[pos]
+ * from Python read a 1 GiB corpus at 0.78-0.91 M/s against 0.67-0.71 M/s
+ * unaligned.  Returns the mapping, or MAP_FAILED with errno;
+ * munmap(p, size) undoes it.
  */
 void *dx__map_file(int fd, size_t size);
 
