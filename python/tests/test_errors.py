@@ -129,13 +129,35 @@ def test_bad_field(samples):
 
 
 SIGBUS_CHILD = r"""
-import os, sys
+import mmap, os, sys
 sys.path.insert(0, sys.argv[1])
 import docdex
 path = sys.argv[2]
+if sys.argv[3] == "huge":
+    # Into the page cache anew through a mapping with MADV_HUGEPAGE, which
+    # reads it in 2 MiB folios where the kernel has them.
+    fd = os.open(path, os.O_RDONLY)
+    os.fsync(fd)
+    os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+    with mmap.mmap(fd, 0, prot=mmap.PROT_READ) as m:
+        if hasattr(m, "madvise") and hasattr(mmap, "MADV_HUGEPAGE"):
+            m.madvise(mmap.MADV_HUGEPAGE)
+        for off in range(0, len(m), 4096):
+            m[off]
+    os.close(fd)
 c = docdex.Corpus(path, bytes=True)
 last = len(c) - 1
 before = c[0]
+c[last]
+pmd, mapping = 0, None
+with open("/proc/self/smaps") as f:
+    for line in f:
+        head = line.split()
+        if "-" in head[0]:
+            mapping = head[-1]
+        elif head[0] == "FilePmdMapped:" and mapping == os.path.realpath(path):
+            pmd += int(head[1])
+print("mapped in 2 MiB pages:", pmd, "kB")
 os.truncate(path, 4096)
 try:
     c[last]
@@ -152,13 +174,24 @@ print("alive")
 """
 
 
-def test_sigbus(tmp_path, docdex_bin):
+@pytest.mark.parametrize("size", ["small", "5M"])
+def test_sigbus(tmp_path, docdex_bin, size):
     """A plain corpus cut short under an open Corpus: docdex.Error, and the
-    interpreter goes on (in a child, so that a failure cannot take pytest)."""
-    path = str(tmp_path / "beir.jsonl")
-    shutil.copyfile(os.path.join(DATA, "beir-msmarco-300.jsonl"), path)
+    interpreter goes on (in a child, so that a failure cannot take pytest).
+    A file of 2 MiB or more is mapped on a 2 MiB boundary, where the page
+    cache's 2 MiB folios are mapped whole (the child reads this one into
+    such folios first, where the kernel has them): a fault there is met
+    as well."""
+    if size == "small":
+        path = str(tmp_path / "beir.jsonl")
+        shutil.copyfile(os.path.join(DATA, "beir-msmarco-300.jsonl"), path)
+    else:
+        path = str(tmp_path / "passages.tsv")
+        synth = os.path.join(os.path.dirname(docdex_bin), "tests", "dx-synth")
+        subprocess.run([synth, "--kind", "passages", "--size", size, "-o", path], check=True)
     run(docdex_bin, "index", "-q", path)
-    p = subprocess.run([sys.executable, "-c", SIGBUS_CHILD, PYTHON_DIR, path],
+    p = subprocess.run([sys.executable, "-c", SIGBUS_CHILD, PYTHON_DIR, path,
+                        "huge" if size != "small" else "small"],
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
     out = p.stdout.decode()
     assert p.returncode == 0, (p.returncode, out, p.stderr.decode())
