@@ -24,10 +24,10 @@ For a plain TSV corpus read whole it also times the floor of a random
 read on this machine: the same positions' bytes sliced out of Python's
 own mmap of the file at offsets found beforehand (no lookup, no check, no
 decoding), against c[pos] with bytes=True.  Where the two are close, a
-read waits on memory, not on docdex.  Python's mmap takes the address the
-kernel gives, through 4 KiB pages as a rule, where docdex's mappings
-start on a 2 MiB boundary; the report says how much of the corpus and
-its index were mapped in 2 MiB pages (/proc/self/smaps).
+read waits on memory, not on docdex.  docdex's mappings start on a 2 MiB
+boundary, Python's where the kernel puts them (on one for a large ext4
+file, not through overlayfs); the report says how much of the corpus and
+of its index docdex mapped in 2 MiB pages (/proc/self/smaps).
 
     python3 python/bench/corpus_speed.py --corpus collection.tsv --json out.json
 
@@ -72,9 +72,8 @@ def rss_bytes():
 def huge_mappings(prefix):
     """Each mapping of a file whose path starts with prefix (the corpus and
     its index), as (path, resident bytes, bytes of them mapped in 2 MiB
-    pages), from /proc/self/smaps; [] where there is none.  docdex maps its files so
-    that 2 MiB folios of the page cache are mapped whole, and a random
-    read through them misses the TLB less: the figures move with it."""
+    pages), from /proc/self/smaps; [] where there is none.  A random read
+    through a 2 MiB page misses the TLB less: the figures move with it."""
     out, path, rss = [], None, 0
     try:
         with open("/proc/self/smaps", encoding="utf-8", errors="replace") as f:
