@@ -281,7 +281,7 @@ dx_index *dx_index_open(const char *path, dx_err *err)
 	 * entry each.  With the 8 GiB corpus's 194 MB index out of the cache,
 	 * one docdex get took 15 ms against 41-46 ms; c[pos] from Python on
 	 * the 1 GiB corpus, its index read in by faults, 0.89-0.98 M/s against
-	 * 0.86-0.90 M/s.  The corpus gets no such advice: one record read cold
+	 * 0.85-0.90 M/s.  The corpus gets no such advice: one record read cold
 	 * would read 2 MiB. */
 	madvise((void *)(uintptr_t)ix->map, ix->size, MADV_HUGEPAGE);
 	close(fd);
