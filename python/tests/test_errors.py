@@ -131,7 +131,9 @@ def test_bad_field(samples):
 SIGBUS_CHILD = r"""
 import mmap, os, sys
 sys.path.insert(0, sys.argv[1])
+sys.path.insert(0, os.path.join(sys.argv[1], "bench"))
 import docdex
+from corpus_speed import huge_mappings
 path = sys.argv[2]
 if sys.argv[3] == "huge":
     # Into the page cache anew through a mapping with MADV_HUGEPAGE, which
@@ -149,15 +151,9 @@ c = docdex.Corpus(path, bytes=True)
 last = len(c) - 1
 before = c[0]
 c[last]
-pmd, mapping = 0, None
-with open("/proc/self/smaps") as f:
-    for line in f:
-        head = line.split()
-        if "-" in head[0]:
-            mapping = head[-1]
-        elif head[0] == "FilePmdMapped:" and mapping == os.path.realpath(path):
-            pmd += int(head[1])
-print("mapped in 2 MiB pages:", pmd, "kB")
+real = os.path.realpath(path)
+pmd = sum(h for p, _, h in huge_mappings(real) if p == real)
+print("mapped in 2 MiB pages:", pmd // 1024, "kB")
 os.truncate(path, 4096)
 try:
     c[last]
