@@ -10,7 +10,8 @@
 /* One call: n documents by id (id != NULL) or by position (want). */
 typedef struct req {
 	size_t n;
-	PyObject *const *obj;   /* the ids as given: KeyError names one */
+	PyObject *const *obj;   /* the ids as given, for KeyError; or NULL: */
+	const char *was_bytes;  /* whether each was bytes, for an equal one */
 	const char **id;
 	size_t *idlen;
 	const Py_ssize_t *want; /* positions asked, negative from the end */
@@ -34,6 +35,18 @@ static int position(Py_ssize_t i, uint64_t n, uint64_t *pos)
 		return -1;
 	}
 	return 0;
+}
+
+/* The KeyError of an id copied by many_ids, whose object may be gone: an
+ * equal one, bytes or str as it was given. */
+static void missing_id(const char *s, size_t n, int was_bytes)
+{
+	PyObject *id = was_bytes ? PyBytes_FromStringAndSize(s, (Py_ssize_t)n)
+	                         : PyUnicode_DecodeUTF8(s, (Py_ssize_t)n, "surrogateescape");
+	if (id) {
+		PyErr_SetObject(PyExc_KeyError, id);
+		Py_DECREF(id);
+	}
 }
 
 /* Fills q->out: 0, or -1 with an exception (KeyError for an id that no
@@ -104,8 +117,10 @@ static int read_docs(CorpusObject *self, req *q)
 		Py_CLEAR(q->out[i]);
 	if (rc < 0)
 		dx_py_raise(&err);
-	else if (missing < q->n)
+	else if (missing < q->n && q->obj)
 		PyErr_SetObject(PyExc_KeyError, q->obj[missing]);
+	else if (missing < q->n)
+		missing_id(q->id[missing], q->idlen[missing], q->was_bytes[missing]);
 	return -1;
 }
 
@@ -235,6 +250,10 @@ static PyObject *read_list(CorpusObject *self, req *q)
 	return list;
 }
 
+/* How many ids ahead of the one read many_ids asks the CPU for: the id
+ * objects of a batch drawn at random lie anywhere in the heap. */
+enum { ID_AHEAD = 8 };
+
 /* get_many(ids) and positions(ids) (named fn). */
 static PyObject *many_ids(CorpusObject *self, const char *fn, PyObject *seq, int kind,
                           int positions_only)
@@ -243,34 +262,65 @@ static PyObject *many_ids(CorpusObject *self, const char *fn, PyObject *seq, int
 		PyErr_Format(PyExc_TypeError, "%s takes a sequence of ids, not one id", fn);
 		return NULL;
 	}
-	/* A tuple of our own: its ids, whose bytes are borrowed, stay alive
-	 * while the GIL is let go, whatever other threads do to seq. */
-	PyObject *ids = PySequence_Tuple(seq), *list = NULL;
+	if (!Py_TYPE(seq)->tp_iter && !PySequence_Check(seq)) {
+		PyErr_Format(PyExc_TypeError, "%s takes a sequence of ids, not %.100s", fn,
+		             Py_TYPE(seq)->tp_name);
+		return NULL;
+	}
+	PyObject *ids = PySequence_Fast(seq, "not a sequence of ids");
 	if (!ids)
 		return NULL;
-	size_t n = (size_t)PyTuple_GET_SIZE(ids), m = n ? n : 1;
-	PyObject **hold = calloc(m, sizeof *hold);
-	req q = { .n = n, .obj = &PyTuple_GET_ITEM(ids, 0), .kind = kind,
-	          .positions_only = positions_only };
+	/*
+	 * The ids' bytes are copied into one buffer while the GIL is held, so
+	 * that no id object need stay alive while it is let go, whatever other
+	 * threads do to seq (a tuple of our own held them before), and each id
+	 * object is asked for ID_AHEAD ids before it is read: get_many of
+	 * lists of 1,024 random ids of the 1 GiB generated passages, 2.32-2.37
+	 * against 2.17-2.24 M/s (medians of three runs each, in turn).
+	 */
+	size_t n = (size_t)PySequence_Fast_GET_SIZE(ids), m = n ? n : 1;
+	PyObject **item = PySequence_Fast_ITEMS(ids);
+	char *bytes = NULL, *was_bytes = malloc(m);
+	size_t used = 0, cap = 0;
+	req q = { .n = n, .was_bytes = was_bytes, .kind = kind, .positions_only = positions_only };
 	q.id = malloc(m * sizeof *q.id);
 	q.idlen = malloc(m * sizeof *q.idlen);
 	q.pos = malloc(m * sizeof *q.pos);
-	if (!hold || !q.id || !q.idlen || !q.pos) {
+	PyObject *list = NULL;
+	if (!was_bytes || !q.id || !q.idlen || !q.pos) {
 		PyErr_NoMemory();
 		goto out;
 	}
-	for (size_t i = 0; i < n; i++)
-		if (id_ref(q.obj[i], &q.id[i], &q.idlen[i], &hold[i]) < 0)
+	for (size_t i = 0; i < n; i++) {
+		if (i + ID_AHEAD < n)
+			__builtin_prefetch(item[i + ID_AHEAD]);
+		PyObject *hold;
+		const char *s;
+		if (id_ref(item[i], &s, &q.idlen[i], &hold) < 0)
 			goto out;
+		if (dx_py_grow(&bytes, &cap, used, q.idlen[i]) < 0) {
+			Py_XDECREF(hold);
+			PyErr_NoMemory();
+			goto out;
+		}
+		if (q.idlen[i])
+			memcpy(bytes + used, s, q.idlen[i]);
+		used += q.idlen[i];
+		was_bytes[i] = (char)PyBytes_Check(item[i]);
+		Py_XDECREF(hold);
+	}
+	/* Pointed at once the buffer has stopped moving ("" for none). */
+	for (size_t i = 0, at = 0; i < n; at += q.idlen[i++])
+		q.id[i] = bytes ? bytes + at : "";
+	Py_CLEAR(ids);
 	list = read_list(self, &q);
 out:
-	for (size_t i = 0; hold && i < n; i++)
-		Py_XDECREF(hold[i]);
-	free(hold);
+	Py_XDECREF(ids);
+	free(bytes);
+	free(was_bytes);
 	free(q.id);
 	free(q.idlen);
 	free(q.pos);
-	Py_DECREF(ids);
 	return list;
 }
 
