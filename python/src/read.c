@@ -306,7 +306,7 @@ static PyObject *many_ids(CorpusObject *self, const char *fn, PyObject *seq, int
 		if (q.idlen[i])
 			memcpy(bytes + used, s, q.idlen[i]);
 		used += q.idlen[i];
-		was_bytes[i] = (char)PyBytes_Check(item[i]);
+		was_bytes[i] = PyBytes_Check(item[i]) != 0;
 		Py_XDECREF(hold);
 	}
 	/* Pointed at once the buffer has stopped moving ("" for none). */
