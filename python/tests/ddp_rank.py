@@ -4,6 +4,7 @@ workers, and writes the triple numbers it trained on.
 
 ddp_rank.py OUT CORPUS QUERIES QRELS RUN, with MASTER_ADDR, MASTER_PORT,
 RANK and WORLD_SIZE in the environment, as torchrun sets them."""
+import faulthandler
 import json
 import sys
 import zlib
@@ -40,6 +41,9 @@ class Scorer(torch.nn.Module):
 
 def main():
     out, corpus, queries, qrels, run = sys.argv[1:6]
+    # Far past the few seconds a run takes: a hang prints where each thread
+    # was, and ends the rank (test_torch.py waits 300 s).
+    faulthandler.dump_traceback_later(240, exit=True)
     dist.init_process_group("gloo")
     torch.manual_seed(0)
     ds = TripleDataset(corpus, queries=queries, qrels=qrels, run=run, negatives=2, seed=3,

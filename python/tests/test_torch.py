@@ -5,6 +5,7 @@ import os
 import socket
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -186,13 +187,29 @@ def test_two_rank_ddp(synth, tmp_path):
                PYTHONPATH=PYTHON_DIR + os.pathsep + os.environ.get("PYTHONPATH", ""))
     script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "ddp_rank.py")
     outs = [str(tmp_path / f"rank{r}.json") for r in range(2)]
-    procs = [subprocess.Popen([sys.executable, script, outs[r], synth["c.tsv"], synth["q.tsv"],
-                               synth["qrels"], synth["run"]],
-                              env=dict(env, RANK=str(r), LOCAL_RANK=str(r)), stderr=subprocess.PIPE)
-             for r in range(2)]
+    # Each rank's stderr goes to a file: a rank blocked writing into a pipe
+    # that nobody reads would hold the other in a collective.  A rank still
+    # running after 240 s writes its threads' tracebacks there and exits
+    # (ddp_rank.py), so that a hang says where it was.
+    logs = [tmp_path / f"rank{r}.err" for r in range(2)]
+    procs = []
+    for r in range(2):
+        with open(logs[r], "wb") as err:
+            procs.append(subprocess.Popen([sys.executable, script, outs[r], synth["c.tsv"], synth["q.tsv"],
+                                           synth["qrels"], synth["run"]],
+                                          env=dict(env, RANK=str(r), LOCAL_RANK=str(r)), stderr=err))
+    deadline = time.monotonic() + 300
+    try:
+        for p in procs:
+            p.wait(timeout=max(0.0, deadline - time.monotonic()))
+    except subprocess.TimeoutExpired:
+        pass
     for p in procs:
-        _, err = p.communicate(timeout=300)
-        assert p.returncode == 0, err.decode()
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    said = "\n".join(f"rank {r}: {logs[r].read_text(errors='replace')}" for r in range(2))
+    assert [p.returncode for p in procs] == [0, 0], said
     res = [json.load(open(o)) for o in outs]
     assert [r["rank"] for r in res] == [0, 1] and res[0]["world"] == 2
     per = res[0]["epoch_length"]
