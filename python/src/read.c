@@ -38,11 +38,10 @@ static int position(Py_ssize_t i, uint64_t n, uint64_t *pos)
 }
 
 /* The KeyError of an id copied by many_ids, whose object may be gone: an
- * equal one, bytes or str as it was given. */
+ * equal one, bytes or str as it was given (id_ref's encoding undone). */
 static void missing_id(const char *s, size_t n, int was_bytes)
 {
-	PyObject *id = was_bytes ? PyBytes_FromStringAndSize(s, (Py_ssize_t)n)
-	                         : PyUnicode_DecodeUTF8(s, (Py_ssize_t)n, "surrogateescape");
+	PyObject *id = text_object(s, n, was_bytes);
 	if (id) {
 		PyErr_SetObject(PyExc_KeyError, id);
 		Py_DECREF(id);
