@@ -42,7 +42,8 @@ struct dx_corpus {
 	const dx_format_ops *ops;
 	csource *src;
 	uint32_t nsrc;
-	int access;           /* how plain records are read: DX_ACCESS_* */
+	int access;           /* how records (compressed: their compressed bytes)
+	                         are read: DX_ACCESS_* */
 	int warm;             /* DX_ACCESS_AUTO: whether the last records probed
 	                         were in memory (read through the mapping) */
 	uint64_t unprobed;    /* records read since that probe */
@@ -353,9 +354,13 @@ uint64_t dx_corpus_count(const dx_corpus *c)
 static void advise(dx_corpus *c)
 {
 	int how = c->access == DX_ACCESS_AUTO ? MADV_RANDOM : MADV_NORMAL;
-	for (uint32_t i = 0; i < c->nsrc; i++)
-		if (c->src[i].map)
-			madvise((void *)(uintptr_t)c->src[i].map, c->src[i].size, how);
+	for (uint32_t i = 0; i < c->nsrc; i++) {
+		const csource *s = &c->src[i];
+		if (s->map)
+			madvise((void *)(uintptr_t)s->map, s->size, how);
+		if (s->gz && s->gz->map)
+			madvise((void *)(uintptr_t)s->gz->map, s->gz->csize, how);
+	}
 }
 
 static const char *const access_names[] = {
@@ -453,9 +458,14 @@ void dx__corpus_restart(dx_corpus *c, uint32_t i)
 int dx__corpus_owns(const dx_corpus *c, const void *addr)
 {
 	const char *a = addr;
-	for (uint32_t i = 0; i < c->nsrc; i++)
-		if (c->src[i].map && a >= c->src[i].map && a < c->src[i].map + c->src[i].size)
+	for (uint32_t i = 0; i < c->nsrc; i++) {
+		const csource *s = &c->src[i];
+		if (s->map && a >= s->map && a < s->map + s->size)
 			return 1;
+		if (s->gz && s->gz->map && a >= (const char *)s->gz->map &&
+		    a < (const char *)s->gz->map + s->gz->csize)
+			return 1;
+	}
 	return c->ix && dx__index_owns(c->ix, addr);
 }
 
@@ -493,8 +503,11 @@ int dx__corpus_bytes(dx_corpus *c, uint32_t file, uint64_t off, uint64_t len, co
                      dx_err *err)
 {
 	csource *s = &c->src[file];
-	if (s->gz)
+	if (s->gz) {
+		/* Its compressed bytes are read as a plain file's records are. */
+		s->gz->via_map = via_map(c);
 		return dx__gzsrc_read(s->gz, off, len, data, err);
+	}
 	if (!len || via_map(c)) {
 		*data = s->map ? s->map + off : "";
 		return 0;
@@ -630,10 +643,14 @@ static int looks_warm(dx_corpus *c, const uint64_t *pos, size_t n)
 		if (dx__index_record(c->ix, pos[i], &file, &off, &len, &ignored) < 0)
 			continue;
 		const csource *s = &c->src[file];
-		if (!s->map || !len)
-			return 0; /* compressed: its pages are not mapped */
-		if (mincore((void *)(uintptr_t)(s->map + (off & ~mask)), 1, &in) < 0 || !(in & 1))
+		if (s->gz) {
+			/* Compressed: where its inflating would start. */
+			if (!dx__gzsrc_resident(s->gz, off))
+				return 0;
+		} else if (!s->map || !len ||
+		           mincore((void *)(uintptr_t)(s->map + (off & ~mask)), 1, &in) < 0 || !(in & 1)) {
 			return 0;
+		}
 		probed++;
 	}
 	return 1;

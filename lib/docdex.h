@@ -33,10 +33,12 @@
  * it, is closed; what points into a corpus or a sampler lives as each
  * function says.
  *
- * SIGBUS.  Index files and plain corpus files are mapped: one cut short
- * under a process that reads it (overwritten in place, by cp for instance,
- * instead of replaced by a rename) or on a failing disk raises SIGBUS, which
- * kills the process unless dx_sigbus_guard_install was called (see there).
+ * SIGBUS.  Index files and corpus files, plain or compressed, are mapped
+ * (a compressed file's bytes are read in place when its access says so:
+ * see DX_ACCESS_AUTO).  One cut short under a process that reads it
+ * (overwritten in place, by cp for instance, instead of replaced by a
+ * rename) or on a failing disk raises SIGBUS, which kills the process
+ * unless dx_sigbus_guard_install was called (see there).
  *
  * Option structs (dx_build_opts, dx_sample_opts) start with their size:
  * set one up with its init function, then set the options wanted.  A newer
@@ -348,7 +350,8 @@ DX_EXPORT uint64_t dx_corpus_count(const dx_corpus *c);
  * buffer: one system call a record, no mapping to build, and a cold batch
  * is asked of the disk at once (POSIX_FADV_WILLNEED) and read at its queue
  * depth.  DX_ACCESS_AUTO, the default, picks one for the corpus: see
- * docdex(1), ACCESS.  Compressed sources are decompressed whatever it is.
+ * docdex(1), ACCESS.  The compressed bytes of gzip and BGZF sources are
+ * read the same way, and decompressed whatever the access.
  */
 enum { DX_ACCESS_AUTO = 0, DX_ACCESS_MMAP = 1, DX_ACCESS_PREAD = 2 };
 

@@ -129,8 +129,16 @@ typedef struct dx_gzsrc {
 	z_stream z;
 	int zinit;
 	int raw;                  /* inside a member, without its header */
-	unsigned char *in;
-	size_t in_len, in_pos;    /* bytes loaded, bytes consumed */
+	/* The file mapped (NULL where it could not be): a read with via_map
+	 * set takes its compressed bytes there in place, where the others
+	 * copy them into inbuf with pread.  corpus.c sets via_map for each
+	 * read as it goes for plain records (its access, and whether the
+	 * pages were in memory when probed). */
+	const unsigned char *map;
+	int via_map;
+	unsigned char *inbuf;
+	const unsigned char *in;  /* the input loaded: in inbuf or the mapping */
+	size_t in_len;            /* bytes loaded */
 	uint64_t in_off;          /* file offset of in[0] */
 	uint64_t cur;             /* uncompressed offset of the next output byte */
 	int live;                 /* the stream can go on from cur */
@@ -193,5 +201,8 @@ int dx__gzsrc_cache(dx_gzsrc *g, const char *dir, uint64_t bytes, uint64_t finge
  * [off, off + len) will inflate: from the access point before it to the
  * first after it (posix_fadvise WILLNEED; nothing waits). */
 void dx__gzsrc_prefetch(const dx_gzsrc *g, uint64_t off, uint64_t len);
+/* Whether the page of the compressed file where reading off would start
+ * (at its access point) is in memory (mincore); 0 without the mapping. */
+int dx__gzsrc_resident(const dx_gzsrc *g, uint64_t off);
 
 #endif

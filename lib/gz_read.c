@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "codec.h"
@@ -40,14 +41,14 @@ int dx__gzsrc_open(dx_gzsrc *g, int fd, const char *path, uint64_t csize, uint64
 	g->npts = npts;
 	g->windows = windows;
 	g->windows_size = windows_size;
-	g->in = malloc(IN_SIZE);
+	g->inbuf = malloc(IN_SIZE);
 	g->window = malloc(DDX_WINDOW);
 	g->skip = malloc(SKIP_SIZE);
 	g->own = dx__own_inflate_on() ? dx__inflate_new() : NULL;
 	g->whole = dx__inflater_new();
 	g->blk = g->own ? malloc(DX_BGZF_MAX) : NULL;
 	g->fast = dx__raw_new();
-	if (!g->in || !g->window || !g->skip || (dx__own_inflate_on() && !(g->own && g->blk)) ||
+	if (!g->inbuf || !g->window || !g->skip || (dx__own_inflate_on() && !(g->own && g->blk)) ||
 	    (dx__libdeflate_on() && !g->whole) ||
 	    (dx__isal_on() && !g->fast) ||
 	    inflateInit2(&g->z, -15) != Z_OK) {
@@ -55,6 +56,12 @@ int dx__gzsrc_open(dx_gzsrc *g, int fd, const char *path, uint64_t csize, uint64
 		return dx__fail_nomem(err);
 	}
 	g->zinit = 1;
+	/* Mapped as a plain corpus file is (see dx__map_file); where it cannot
+	 * be, every read goes through pread, as with via_map unset. */
+	if (csize) {
+		void *m = dx__map_file(fd, (size_t)csize);
+		g->map = m == MAP_FAILED ? NULL : m;
+	}
 	return 0;
 }
 
@@ -62,7 +69,9 @@ void dx__gzsrc_close(dx_gzsrc *g)
 {
 	if (g->zinit)
 		inflateEnd(&g->z);
-	free(g->in);
+	if (g->map)
+		munmap((void *)(uintptr_t)g->map, (size_t)g->csize);
+	free(g->inbuf);
 	free(g->window);
 	free(g->skip);
 	free(g->blk);
@@ -95,17 +104,34 @@ static int damaged(dx_gzsrc *g, dx_err *err, const char *what)
 	                what);
 }
 
-/* Loads compressed bytes from file offset off. */
+/* The n bytes of the file at off (within it): in place in the mapping
+ * when the read under way goes through it, else read into buf.  NULL with
+ * err when pread fails; a fault on the mapping is the caller's guard's
+ * (guard.h). */
+static const unsigned char *file_bytes(dx_gzsrc *g, unsigned char *buf, size_t n, uint64_t off,
+                                       dx_err *err)
+{
+	if (g->via_map && g->map)
+		return g->map + off;
+	return dx__pread_source(g->fd, g->path, buf, n, off, err) < 0 ? NULL : buf;
+}
+
+/* Loads compressed bytes from file offset off: up to IN_SIZE with pread,
+ * or the rest of the file where it is mapped (as much as z's avail_in
+ * counts). */
 static int load(dx_gzsrc *g, uint64_t off, dx_err *err)
 {
 	if (off > g->csize)
 		return damaged(g, err, "access point past the end of the file");
-	size_t want = g->csize - off < IN_SIZE ? (size_t)(g->csize - off) : IN_SIZE;
-	if (dx__pread_source(g->fd, g->path, g->in, want, off, err) < 0)
+	uint64_t cap = g->via_map && g->map ? UINT32_MAX : IN_SIZE;
+	size_t want = (size_t)(g->csize - off < cap ? g->csize - off : cap);
+	const unsigned char *in = file_bytes(g, g->inbuf, want, off, err);
+	if (!in)
 		return err->code;
+	g->in = in;
 	g->in_off = off;
 	g->in_len = want;
-	g->z.next_in = g->in;
+	g->z.next_in = (Bytef *)(uintptr_t)in;
 	g->z.avail_in = (uInt)want;
 	return 0;
 }
@@ -143,15 +169,16 @@ static int block_at(dx_gzsrc *g, uint64_t off, int in_sequence, dx_err *err)
 	size_t want = g->csize - off < DX_BGZF_MAX ? (size_t)(g->csize - off) : DX_BGZF_MAX;
 	if (want < DX_BGZF_HEADER + DX_BGZF_TRAILER)
 		return 0;
-	unsigned char *b = g->in;
-	if (dx__pread_source(g->fd, g->path, b, DX_BGZF_HEADER, off, err) < 0)
+	const unsigned char *b = file_bytes(g, g->inbuf, DX_BGZF_HEADER, off, err);
+	if (!b)
 		return err->code;
 	size_t total = dx__bgzf_block_size(b, DX_BGZF_HEADER);
 	if (!total)
 		return 0;
 	if (total > want)
 		return damaged(g, err, "BGZF block past the end of the file");
-	if (dx__pread_source(g->fd, g->path, b + DX_BGZF_HEADER, total - DX_BGZF_HEADER, off + DX_BGZF_HEADER, err) < 0)
+	/* The rest of it follows the header, in the mapping as in inbuf. */
+	if (!file_bytes(g, g->inbuf + DX_BGZF_HEADER, total - DX_BGZF_HEADER, off + DX_BGZF_HEADER, err))
 		return err->code;
 	g->blk_size = dx__le32(b + total - 4);
 	g->blk_crc = dx__le32(b + total - 8);
@@ -544,6 +571,18 @@ int dx__gzsrc_cache(dx_gzsrc *g, const char *dir, uint64_t bytes, uint64_t finge
 	uint64_t fp = dx__hash64(g->pts, g->npts * sizeof *g->pts, dx__hash64(id, sizeof id, 0));
 	g->cache = dx__gzcache_open(dir, fp, bytes, slot, err);
 	return g->cache ? 0 : err->code;
+}
+
+int dx__gzsrc_resident(const dx_gzsrc *g, uint64_t off)
+{
+	if (!g->map || !g->npts)
+		return 0;
+	long page = sysconf(_SC_PAGESIZE);
+	uint64_t at = g->pts[point_for(g, off)].coff, mask = page > 0 ? (uint64_t)page - 1 : 4095;
+	unsigned char in = 0;
+	if (at >= g->csize)
+		return 0;
+	return mincore((void *)(uintptr_t)(g->map + (at & ~mask)), 1, &in) == 0 && (in & 1);
 }
 
 void dx__gzsrc_prefetch(const dx_gzsrc *g, uint64_t off, uint64_t len)

@@ -290,21 +290,31 @@ PY
 	"$DX_SYNTH" --count 20000 -o c.tsv
 	gzip -k c.tsv
 	dx index -q --bgzf b.gz c.tsv
-	local f
+	cp -p c.tsv.gz c.orig
+	cp -p b.gz b.orig
+	# The compressed bytes are read in place where the file is mapped
+	# (mmap, and auto with the file in memory, as it is here), else with
+	# pread: each way meets the file's new end.
+	local f access msg
 	for f in c.tsv.gz b.gz; do
-		dx index -q "$f"
-		rm -f ids
-		mkfifo ids
-		timeout 60 "$DOCDEX" get "$f" < ids > out 2> err &
-		local pid=$!
-		exec 7> ids
-		echo 0 >&7
-		wait_until '[ -s out ]'
-		truncate -s 50000 "$f"
-		echo 19999 >&7
-		exec 7>&-
-		wait "$pid" && st=0 || st=$?
-		equals "$st" 1
-		equals "$(cat err)" "docdex get: corpus file shorter than when it was opened, it was changed while in use: '$f'"
+		for access in pread mmap auto; do
+			cp -p "${f%%.*}.orig" "$f"
+			dx index -q "$f"
+			rm -f ids
+			mkfifo ids
+			timeout 60 "$DOCDEX" get --access "$access" "$f" < ids > out 2> err &
+			local pid=$!
+			exec 7> ids
+			echo 0 >&7
+			wait_until '[ -s out ]'
+			truncate -s 50000 "$f"
+			echo 19999 >&7
+			exec 7>&-
+			wait "$pid" && st=0 || st=$?
+			equals "$st" 1
+			msg="docdex get: a corpus or index file could not be read where it was mapped: it was cut short while in use (overwritten in place), or the disk failed"
+			[ "$access" = pread ] && msg="docdex get: corpus file shorter than when it was opened, it was changed while in use: '$f'"
+			equals "$(cat err)" "$msg"
+		done
 	done
 }

@@ -84,7 +84,8 @@ class Corpus:
         """Whether documents come as memoryviews by default."""
     @property
     def access(self) -> Literal["auto", "mmap", "pread"]:
-        """How records of a plain corpus are read (see ``docdex get --access``)."""
+        """How records, or a compressed corpus's compressed bytes, are read
+        (see ``docdex get --access``)."""
     @property
     def inflate_cache(self) -> int:
         """The size of the inflate cache it was opened with (0: none)."""

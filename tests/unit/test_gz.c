@@ -121,6 +121,10 @@ static void reads_across(const char *name, const scanned *s, const char *want, s
 			off = n - 1;
 		uint64_t len = 1 + dx_rng_below(&r, n - off < 200000 ? n - off : 200000);
 		const char *data;
+		/* The compressed bytes with pread and in place in the mapping,
+		 * in turns of two reads, so that a stream that goes on from the
+		 * read before changes from one to the other. */
+		g.via_map = (i >> 1) & 1;
 		if (dx__gzsrc_read(&g, off, len, &data, &err) != 0 || memcmp(data, want + off, len) != 0) {
 			fprintf(stderr, "%s: read %llu+%llu wrong (%s)\n", name, (unsigned long long)off,
 			        (unsigned long long)len, err.what);
@@ -131,6 +135,7 @@ static void reads_across(const char *name, const scanned *s, const char *want, s
 		const char *data;
 		uint64_t off = across[k] > 3000 ? across[k] - 3000 : 0;
 		g.live = 0;
+		g.via_map = k & 1;
 		if (dx__gzsrc_read(&g, off, 6000, &data, &err) != 0 || memcmp(data, want + off, 6000) != 0) {
 			fprintf(stderr, "%s: read across %zu wrong (%s)\n", name, across[k], err.what);
 			bad = 1;
