@@ -46,7 +46,9 @@ int dx__gzsrc_open(dx_gzsrc *g, int fd, const char *path, uint64_t csize, uint64
 	g->skip = malloc(SKIP_SIZE);
 	g->own = dx__own_inflate_on() ? dx__inflate_new() : NULL;
 	g->whole = dx__inflater_new();
-	g->blk = g->own ? malloc(DX_BGZF_MAX) : NULL;
+	/* A byte past the largest block, for the call that checks that the
+	 * stream ends with it (block_inflate). */
+	g->blk = g->own ? malloc(DX_BGZF_MAX + 1) : NULL;
 	g->fast = dx__raw_new();
 	if (!g->inbuf || !g->window || !g->skip || (dx__own_inflate_on() && !(g->own && g->blk)) ||
 	    (dx__libdeflate_on() && !g->whole) ||
@@ -190,6 +192,7 @@ static int block_at(dx_gzsrc *g, uint64_t off, int in_sequence, dx_err *err)
 	g->blk_next = off + total;
 	g->in_block = 1;
 	dx__inflate_reset(g->own);
+	dx__inflate_contiguous(g->own, g->blk);
 	g->blk_in = b + DX_BGZF_HEADER;
 	g->blk_in_len = total - DX_BGZF_HEADER - DX_BGZF_TRAILER;
 	if (in_sequence && g->whole && block_whole(g, err) < 0)
@@ -205,7 +208,9 @@ static int block_inflate(dx_gzsrc *g, size_t upto, dx_err *err)
 	if (g->blk_len == 0 && upto >= g->blk_size && g->whole)
 		return block_whole(g, err);
 	unsigned char *out = g->blk + g->blk_len;
-	size_t room = (upto < g->blk_size ? upto : g->blk_size) - g->blk_len;
+	/* Room to the block's end, stopping once upto is out. */
+	size_t room = g->blk_size - g->blk_len;
+	dx__inflate_stop_at(g->own, upto < g->blk_size ? g->blk + upto : NULL);
 	int r = dx__inflate_run(g->own, &g->blk_in, &g->blk_in_len, &out, &room, 1, DX_INF_NO_STOP);
 	size_t got = (size_t)(out - (g->blk + g->blk_len));
 	g->blk_len += got;
@@ -213,7 +218,7 @@ static int block_inflate(dx_gzsrc *g, size_t upto, dx_err *err)
 	/* Its last byte out, the stream must end there: a call with room for
 	 * one byte more says whether it does. */
 	if (r == DX_INF_MORE && g->blk_len == g->blk_size) {
-		unsigned char extra, *x = &extra;
+		unsigned char *x = g->blk + g->blk_len;
 		size_t one = 1;
 		r = dx__inflate_run(g->own, &g->blk_in, &g->blk_in_len, &x, &one, 1, DX_INF_NO_STOP);
 		if (one == 0)

@@ -80,6 +80,8 @@ struct dx_inflate {
 	unsigned copy_len, copy_dist; /* a match not all written yet */
 	size_t whave;       /* bytes of history in win, a ring */
 	size_t wnext;       /* where the ring's next byte goes */
+	unsigned char *base; /* dx__inflate_contiguous's, or NULL */
+	const unsigned char *stop; /* dx__inflate_stop_at's, or NULL */
 	uint32_t lit[LIT_ENOUGH];
 	uint32_t dist[DIST_ENOUGH];
 	unsigned char win[WSIZE];
@@ -386,9 +388,10 @@ static int header(dx_inflate *s, struct bits *b)
 	return rc;
 }
 
-/* Writes len bytes of the match at distance d, which starts before this
- * call's output (out0): what lies in the window's ring, then the rest from
- * this call's output, a byte at a time as it may overlap itself. */
+/* Writes len bytes of the match at distance d, which starts before the
+ * history in the output (out0: this call's output, or the base's): what
+ * lies in the window's ring, then the rest from the output, a byte at a
+ * time as it may overlap itself. */
 static unsigned char *copy_far(const dx_inflate *s, const unsigned char *out0, unsigned char *out, unsigned len,
                                unsigned d)
 {
@@ -431,8 +434,16 @@ static inline uint32_t second(const uint32_t *t, unsigned tbits, uint32_t e, uin
 	} while (0)
 #define LIT_MASK ((1u << LIT_BITS) - 1)
 
+/* Where a call writing up to out_end stops: at s->stop where that comes
+ * first. */
+static inline const unsigned char *stop_of(const dx_inflate *s, const unsigned char *out_end)
+{
+	return s->stop && s->stop < out_end ? s->stop : out_end;
+}
+
 /* The symbols of a Huffman block, to its end (ENDED), or until the input or
- * the output room runs out (DX_INF_MORE), or an error. */
+ * the output room runs out or the output reaches s->stop (DX_INF_MORE), or
+ * an error. */
 static int huffman(dx_inflate *s, struct bits *b, const unsigned char *out0, unsigned char **outp,
                    unsigned char *out_end, int final)
 {
@@ -442,6 +453,10 @@ static int huffman(dx_inflate *s, struct bits *b, const unsigned char *out0, uns
 	unsigned bc = b->bc;
 	const uint32_t *lit = s->lit, *dist = s->dist;
 	int rc = DX_INF_MORE;
+	/* Where to stop, and the room the fast loop counts with: it starts a
+	 * symbol before the stop only, and the counted path none after. */
+	const unsigned char *stop = stop_of(s, out_end);
+	const unsigned char *fast_end = (size_t)(out_end - stop) >= FAST_ROOM ? stop + FAST_ROOM - 1 : out_end;
 	if (s->copy_len) {
 		unsigned n = (size_t)(out_end - out) < s->copy_len ? (unsigned)(out_end - out) : s->copy_len;
 		out = copy_far(s, out0, out, n, s->copy_dist);
@@ -462,7 +477,7 @@ static int huffman(dx_inflate *s, struct bits *b, const unsigned char *out0, uns
 			REFILL();
 			e = lit[bb & LIT_MASK];
 		}
-		while (in_end - in >= 8 && out_end - out >= FAST_ROOM) {
+		while (in_end - in >= 8 && fast_end - out >= FAST_ROOM) {
 			e = second(lit, LIT_BITS, e, &bb, &bc);
 			if (e & F_LIT) {
 				/* Up to two more literals, of 11 bits at most,
@@ -557,7 +572,7 @@ static int huffman(dx_inflate *s, struct bits *b, const unsigned char *out0, uns
 			in = cb.in, bb = cb.bb, bc = cb.bc;
 			goto out;
 		}
-		if (out == out_end) {
+		if (out >= stop) {
 			in = cb.in, bb = cb.bb, bc = cb.bc;
 			goto out;
 		}
@@ -625,6 +640,9 @@ int dx__inflate_run(dx_inflate *s, const unsigned char **inp, size_t *avail_in, 
 {
 	struct bits b = { *inp, *inp + *avail_in, s->bb, s->bc };
 	unsigned char *out0 = *outp, *out = out0, *out_end = out0 + *avail_out;
+	/* Where the history reachable in the output starts: this call's
+	 * output, or all since base. */
+	const unsigned char *hist0 = s->base ? s->base : out0;
 	int rc;
 	for (;;) {
 		if (s->mode == M_DONE) {
@@ -642,10 +660,13 @@ int dx__inflate_run(dx_inflate *s, const unsigned char **inp, size_t *avail_in, 
 		}
 		if (s->mode == M_STORED) {
 			size_t n = s->stored_left;
+			/* To the stop, or the end of the room. */
+			const unsigned char *stop = stop_of(s, out_end);
+			size_t room = out < stop ? (size_t)(stop - out) : 0;
 			if (n > (size_t)(b.end - b.in))
 				n = (size_t)(b.end - b.in);
-			if (n > (size_t)(out_end - out))
-				n = (size_t)(out_end - out);
+			if (n > room)
+				n = room;
 			memcpy(out, b.in, n);
 			out += n;
 			b.in += n;
@@ -654,7 +675,7 @@ int dx__inflate_run(dx_inflate *s, const unsigned char **inp, size_t *avail_in, 
 				rc = b.in == b.end && final ? DX_INF_TRUNC : DX_INF_MORE;
 				break;
 			}
-		} else if ((rc = huffman(s, &b, out0, &out, out_end, final)) != ENDED) {
+		} else if ((rc = huffman(s, &b, hist0, &out, out_end, final)) != ENDED) {
 			break;
 		}
 		/* The block ended. */
@@ -676,7 +697,8 @@ int dx__inflate_run(dx_inflate *s, const unsigned char **inp, size_t *avail_in, 
 	give_back(&b);
 	s->bb = b.bb;
 	s->bc = b.bc;
-	keep_history(s, out0, (size_t)(out - out0));
+	if (!s->base)
+		keep_history(s, out0, (size_t)(out - out0));
 	*avail_in -= (size_t)(b.in - *inp);
 	*inp = b.in;
 	*avail_out -= (size_t)(out - out0);
@@ -699,6 +721,18 @@ void dx__inflate_reset(dx_inflate *s)
 	s->copy_len = s->copy_dist = 0;
 	s->whave = 0;
 	s->wnext = 0;
+	s->base = NULL;
+	s->stop = NULL;
+}
+
+void dx__inflate_contiguous(dx_inflate *s, unsigned char *base)
+{
+	s->base = base;
+}
+
+void dx__inflate_stop_at(dx_inflate *s, const unsigned char *stop)
+{
+	s->stop = stop;
 }
 
 dx_inflate *dx__inflate_new(void)

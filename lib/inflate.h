@@ -53,6 +53,19 @@ void dx__inflate_reset(dx_inflate *s);
 int dx__inflate_run(dx_inflate *s, const unsigned char **in, size_t *avail_in, unsigned char **out,
                     size_t *avail_out, int final, size_t block_after);
 
+/* Output in one buffer from base on (a BGZF block's), each call writing
+ * on where the one before stopped, until the next reset: the history lies
+ * there before *out, so no call keeps a copy of it (32 KiB for a call that
+ * wrote as much). */
+void dx__inflate_contiguous(dx_inflate *s, unsigned char *base);
+
+/* The calls that follow return DX_INF_MORE at the first symbol that ends
+ * at or past stop in the output (with the room beyond it for the rest of
+ * the symbol, a match of up to 258 bytes), rather than decode on to the end
+ * of the room, the last few hundred bytes of which take the counted path.
+ * NULL: no such stop, as after a reset. */
+void dx__inflate_stop_at(dx_inflate *s, const unsigned char *stop);
+
 /* The bits of the stream that lie in the byte just before *in, unread:
  * 0 to 7, as zlib's data_type & 7 (an access point's `bits`). */
 unsigned dx__inflate_bits(const dx_inflate *s);

@@ -5,7 +5,10 @@
  * both refuse it, and what both wrote before refusing must agree.  The
  * inflater is fed in pieces and given its output room in pieces, as the
  * gzip scan does, and stopped at every block boundary, at the first after
- * some output, or never.
+ * some output, or never.  Then once more as a BGZF block is read: all its
+ * output in one buffer (dx__inflate_contiguous), each call given the room
+ * to the end and told to stop a piece further on (dx__inflate_stop_at),
+ * which it must not stop short of nor pass by more than a symbol.
  *
  * Input: a control byte, then the DEFLATE data.  Control bits 0-2 choose
  * the size of the input pieces, 3-5 that of the output room, 6-7 where a
@@ -54,13 +57,16 @@ static int zlib_inflate(const uint8_t *data, size_t size, unsigned char *out, si
 	return r == Z_STREAM_END ? 1 : z.avail_out == 0 ? 2 : 0;
 }
 
-/* The same through docdex's inflater, in pieces. */
-static int own_inflate(const uint8_t *data, size_t size, unsigned ctl, unsigned char *out, size_t *n,
-                       size_t *end)
+/* The same through docdex's inflater, in pieces; contiguous: into one
+ * buffer, each call stopped at a piece's end rather than given its room. */
+static int own_inflate(const uint8_t *data, size_t size, unsigned ctl, int contiguous, unsigned char *out,
+                       size_t *n, size_t *end)
 {
 	dx_inflate *s = dx__inflate_new();
 	if (!s)
 		abort();
+	if (contiguous)
+		dx__inflate_contiguous(s, out);
 	size_t in_piece = piece[ctl & 7], out_piece = piece[(ctl >> 3) & 7];
 	size_t stop = stops[(ctl >> 6) & 3];
 	const unsigned char *in = data;
@@ -69,9 +75,19 @@ static int own_inflate(const uint8_t *data, size_t size, unsigned ctl, unsigned 
 	for (;;) {
 		unsigned char *o = out + produced;
 		size_t room = LIMIT - produced < out_piece ? LIMIT - produced : out_piece, left = room;
+		const unsigned char *soft = NULL;
+		if (contiguous) {
+			soft = o + room;
+			left = room = LIMIT - produced;
+			dx__inflate_stop_at(s, soft);
+		}
 		int r = dx__inflate_run(s, &in, &avail, &o, &left, given == size, stop);
 		if (r == DX_INF_BLOCK && room - left < stop)
 			abort(); /* stopped before it was asked to */
+		/* Past the stop by one symbol at most: a match of 258 bytes that
+		 * starts just before it. */
+		if (soft && o > soft && (r != DX_INF_MORE || o - soft > 257))
+			abort();
 		produced += room - left;
 		if (r == DX_INF_END) {
 			res = 1;
@@ -83,6 +99,8 @@ static int own_inflate(const uint8_t *data, size_t size, unsigned ctl, unsigned 
 			res = 2;
 			break;
 		}
+		if (soft && r == DX_INF_MORE && o >= soft)
+			continue; /* stopped where it was told to */
 		if (r == DX_INF_MORE && left) {
 			/* It wants input: the rest of this piece and the next. */
 			if (given == size)
@@ -98,19 +116,10 @@ static int own_inflate(const uint8_t *data, size_t size, unsigned ctl, unsigned 
 	return res;
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+/* Both decoders' results agree (see the top). */
+static void compare(int ra, const unsigned char *a, size_t na, size_t ea, int rb, const unsigned char *b,
+                    size_t nb, size_t eb)
 {
-	if (size < 1)
-		return 0;
-	unsigned ctl = data[0];
-	data++;
-	size--;
-	unsigned char *a = malloc(LIMIT), *b = malloc(LIMIT);
-	if (!a || !b)
-		abort();
-	size_t na, nb, ea, eb;
-	int ra = zlib_inflate(data, size, a, &na, &ea);
-	int rb = own_inflate(data, size, ctl, b, &nb, &eb);
 	size_t common = na < nb ? na : nb;
 	if (memcmp(a, b, common) != 0) {
 		fprintf(stderr, "fuzz_inflate: the outputs differ\n");
@@ -125,6 +134,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fprintf(stderr, "fuzz_inflate: zlib ends after %zu bytes in, %zu out; docdex %zu, %zu\n", ea, na,
 		        eb, nb);
 		abort();
+	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	if (size < 1)
+		return 0;
+	unsigned ctl = data[0];
+	data++;
+	size--;
+	unsigned char *a = malloc(LIMIT), *b = malloc(LIMIT);
+	if (!a || !b)
+		abort();
+	size_t na, nb, ea, eb;
+	int ra = zlib_inflate(data, size, a, &na, &ea);
+	for (int contiguous = 0; contiguous < 2; contiguous++) {
+		int rb = own_inflate(data, size, ctl, contiguous, b, &nb, &eb);
+		compare(ra, a, na, ea, rb, b, nb, eb);
 	}
 	free(a);
 	free(b);
