@@ -98,7 +98,8 @@ typedef struct dx_gzin {
 	uint32_t crc_run;         /* CRC-32 of the member's bytes checked so far */
 	int deferred;             /* an error kept for the next read, in deferred_err */
 	dx_err deferred_err;
-	unsigned char *scratch;   /* 3 * DDX_WINDOW for window trials (settling) */
+	unsigned char *scratch;   /* 4 * DDX_WINDOW for window trials (settling) */
+	struct dx_inflate *wown;  /* runs the trials where docdex's decoder serves */
 	char warning[256];        /* set when garbage follows the last member */
 } dx_gzin;
 

@@ -78,7 +78,7 @@ int dx__gzin_open(dx_gzin *g, int fd, const char *path, int kind, uint64_t span,
 	g->at_member = 1;
 	g->in_cap = IN_SIZE;
 	g->in = malloc(g->in_cap);
-	g->scratch = malloc(3 * DDX_WINDOW);
+	g->scratch = malloc(4 * DDX_WINDOW);
 	g->blocks = kind == DX_SOURCE_BGZF ? dx__inflater_new() : NULL;
 	g->own = dx__own_inflate_on() ? dx__inflate_new() : NULL;
 	if (!g->in || !g->scratch || (kind == DX_SOURCE_BGZF && dx__libdeflate_on() && !g->blocks) ||
@@ -114,6 +114,7 @@ void dx__gzin_close(dx_gzin *g)
 	inflateEnd(&g->zw);
 	dx__inflater_free(g->blocks);
 	dx__inflate_free(g->own);
+	dx__inflate_free(g->wown);
 	dx__deflater_free(g->wdeflate);
 	free(g->in);
 	free(g->scratch);
@@ -155,13 +156,31 @@ static int gz_error(dx_gzin *g, dx_err *err, const char *what)
 	                (unsigned long long)cpos(g));
 }
 
-/* Inflates from point pt with the given window into g->scratch + 2 * DDX_WINDOW,
- * as much as after_len bytes: the count produced. */
+/* Inflates from point pt with the given window into g->scratch + 3 * DDX_WINDOW,
+ * as much as after_len bytes: the count produced.  By docdex's decoder where
+ * it serves, with the window copied in before the output, else by zlib
+ * (whose trials were 17% of a build's CPU time: the 1 GiB passages' .gz
+ * took 0.88 of the CPU time with this decoder, the same wall time). */
 static size_t trial(dx_gzin *g, const unsigned char *comp, size_t clen, unsigned bits,
                     const unsigned char *window, size_t wlen, size_t want)
 {
+	unsigned char *out = g->scratch + 3 * DDX_WINDOW;
+	if (g->wown) {
+		const unsigned char *in = comp;
+		unsigned char *o = out;
+		size_t avail = clen, room = want;
+		memcpy(out - wlen, window, wlen);
+		dx__inflate_reset(g->wown);
+		dx__inflate_contiguous(g->wown, out - wlen);
+		if (bits) {
+			dx__inflate_prime(g->wown, bits, comp[0] >> (8 - bits));
+			in++;
+			avail--;
+		}
+		dx__inflate_run(g->wown, &in, &avail, &o, &room, 1, DX_INF_NO_STOP);
+		return want - room;
+	}
 	z_stream *z = &g->zw;
-	unsigned char *out = g->scratch + 2 * DDX_WINDOW;
 	inflateReset2(z, -15);
 	size_t skip = 0;
 	if (bits) {
@@ -227,10 +246,12 @@ static int settle_window(dx_gzin *g, struct gz_job *p, dx_err *err)
 	 * came from the window. */
 	unsigned char *lo = g->scratch, *hi = g->scratch + DDX_WINDOW;
 	unsigned char *used = calloc(DDX_WINDOW, 1);
-	unsigned char *got = g->scratch + 2 * DDX_WINDOW;
+	unsigned char *got = g->scratch + 3 * DDX_WINDOW;
 	unsigned char *alo = malloc(DDX_WINDOW);
 	int rc = 0;
-	if (!used || !alo) {
+	if (!g->wown && dx__own_inflate_on() && !(g->wown = dx__inflate_new()))
+		rc = dx__fail_nomem(err);
+	if (rc || !used || !alo) {
 		rc = dx__fail_nomem(err);
 		goto out;
 	}

@@ -735,6 +735,12 @@ void dx__inflate_stop_at(dx_inflate *s, const unsigned char *stop)
 	s->stop = stop;
 }
 
+void dx__inflate_prime(dx_inflate *s, unsigned bits, unsigned value)
+{
+	s->bb = value & ((1u << bits) - 1);
+	s->bc = bits;
+}
+
 dx_inflate *dx__inflate_new(void)
 {
 	dx_inflate *s = malloc(sizeof *s);

@@ -66,6 +66,11 @@ void dx__inflate_contiguous(dx_inflate *s, unsigned char *base);
  * NULL: no such stop, as after a reset. */
 void dx__inflate_stop_at(dx_inflate *s, const unsigned char *stop);
 
+/* Starts the stream bits bits (0 to 7) before *in, their values the low
+ * bits of value (as zlib's inflatePrime): an access point's last byte.
+ * Right after a reset. */
+void dx__inflate_prime(dx_inflate *s, unsigned bits, unsigned value);
+
 /* The bits of the stream that lie in the byte just before *in, unread:
  * 0 to 7, as zlib's data_type & 7 (an access point's `bits`). */
 unsigned dx__inflate_bits(const dx_inflate *s);
