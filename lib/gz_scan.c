@@ -249,9 +249,9 @@ static int settle_window(dx_gzin *g, struct gz_job *p, dx_err *err)
 	unsigned char *got = g->scratch + 3 * DDX_WINDOW;
 	unsigned char *alo = malloc(DDX_WINDOW);
 	int rc = 0;
-	if (!g->wown && dx__own_inflate_on() && !(g->wown = dx__inflate_new()))
-		rc = dx__fail_nomem(err);
-	if (rc || !used || !alo) {
+	if (!g->wown && dx__own_inflate_on())
+		g->wown = dx__inflate_new();
+	if (!used || !alo || (dx__own_inflate_on() && !g->wown)) {
 		rc = dx__fail_nomem(err);
 		goto out;
 	}

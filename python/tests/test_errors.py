@@ -150,7 +150,9 @@ if sys.argv[3] == "huge":
 c = docdex.Corpus(path, bytes=True, access=sys.argv[4])
 last = len(c) - 1
 c[last]
-before = c[0]  # the last read: what a compressed corpus keeps is not c[last]
+# Read last: a compressed corpus keeps its last read's bytes, so c[last]
+# is inflated again below, after the cut.
+before = c[0]
 real = os.path.realpath(path)
 pmd = sum(h for p, _, h in huge_mappings(real) if p == real)
 print("mapped in 2 MiB pages:", pmd // 1024, "kB")
