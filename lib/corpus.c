@@ -632,13 +632,10 @@ int dx_corpus_check_ids(dx_corpus *c, const dx_record *recs, size_t n, dx_err *e
  * itself, measured on a 1 GiB corpus in the page cache). */
 static int looks_warm(dx_corpus *c, const uint64_t *pos, size_t n)
 {
-	long page = sysconf(_SC_PAGESIZE);
-	uint64_t mask = page > 0 ? (uint64_t)page - 1 : 4095;
 	size_t probed = 0;
 	for (size_t i = 0; i < n && probed < PROBE; i++) {
 		uint32_t file;
 		uint64_t off, len;
-		unsigned char in = 0;
 		dx_err ignored; /* the read that follows reports a bad position */
 		if (dx__index_record(c->ix, pos[i], &file, &off, &len, &ignored) < 0)
 			continue;
@@ -647,8 +644,7 @@ static int looks_warm(dx_corpus *c, const uint64_t *pos, size_t n)
 			/* Compressed: where its inflating would start. */
 			if (!dx__gzsrc_resident(s->gz, off))
 				return 0;
-		} else if (!s->map || !len ||
-		           mincore((void *)(uintptr_t)(s->map + (off & ~mask)), 1, &in) < 0 || !(in & 1)) {
+		} else if (!s->map || !len || !dx__map_resident(s->map, off)) {
 			return 0;
 		}
 		probed++;

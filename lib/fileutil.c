@@ -149,6 +149,14 @@ void *dx__map_file(int fd, size_t size)
 	return m;
 }
 
+int dx__map_resident(const void *map, uint64_t off)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	uint64_t mask = page > 0 ? (uint64_t)page - 1 : 4095;
+	unsigned char in = 0;
+	return mincore((void *)((uintptr_t)map + (off & ~mask)), 1, &in) == 0 && (in & 1);
+}
+
 int dx__write_full(int fd, const void *buf, size_t n)
 {
 	const char *p = buf;

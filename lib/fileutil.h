@@ -41,6 +41,10 @@ int dx__pread_source(int fd, const char *path, void *buf, size_t n, uint64_t off
  */
 void *dx__map_file(int fd, size_t size);
 
+/* Whether the page holding byte off of the mapping at map (page-aligned,
+ * as mmap returns it) is in memory (mincore); 0 when mincore fails. */
+int dx__map_resident(const void *map, uint64_t off);
+
 /* write until everything is written: 0, or -1 with errno. */
 int dx__write_full(int fd, const void *buf, size_t n);
 

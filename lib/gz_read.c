@@ -1,14 +1,15 @@
 /*
  * gz_read.c: reading a gzip source at random through its access points
- * (see gz.h).  One z_stream serves every read: reset, primed with a point's
- * bits and window, then run forward; the next read goes on from there when
- * its bytes come later before another point would be nearer.  A member
- * that is a BGZF block (its "BC" extra field gives its size, at most 64
- * KiB) is read in one pread instead: jumped to, it is inflated by
- * docdex's decoder (inflate.h) only as far as the reads ask (a random
- * record needs half a block on average); come to in sequence, whole by
- * libdeflate where it serves (codec.h).  Its CRC is checked once it is
- * inflated to its end.  The member after it likewise.
+ * (see gz.h).  One z_stream serves every read: reset, primed with a
+ * point's bits and window, then run forward; the next read goes on from
+ * there when its bytes come later before another point would be nearer.  A
+ * member that is a BGZF block (its "BC" extra field gives its size, at
+ * most 64 KiB) is read whole instead (in place from the file's mapping
+ * while it is in memory, else with pread: see via_map in gz.h): jumped to,
+ * it is inflated by docdex's decoder (inflate.h) only as far as the reads
+ * ask (a random record needs half a block on average); come to in
+ * sequence, whole by libdeflate where it serves (codec.h).  Its CRC is
+ * checked once it is inflated to its end.  The member after it likewise.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -106,14 +107,20 @@ static int damaged(dx_gzsrc *g, dx_err *err, const char *what)
 	                what);
 }
 
-/* The n bytes of the file at off (within it): in place in the mapping
- * when the read under way goes through it, else read into buf.  NULL with
- * err when pread fails; a fault on the mapping is the caller's guard's
- * (guard.h). */
+/* Whether the read under way takes the file's bytes in place from its
+ * mapping (else with pread). */
+static int in_place(const dx_gzsrc *g)
+{
+	return g->via_map && g->map;
+}
+
+/* The n bytes of the file at off (within it): in place in the mapping, or
+ * read into buf.  NULL with err when pread fails; a fault on the mapping
+ * is the caller's guard's (guard.h). */
 static const unsigned char *file_bytes(dx_gzsrc *g, unsigned char *buf, size_t n, uint64_t off,
                                        dx_err *err)
 {
-	if (g->via_map && g->map)
+	if (in_place(g))
 		return g->map + off;
 	return dx__pread_source(g->fd, g->path, buf, n, off, err) < 0 ? NULL : buf;
 }
@@ -125,7 +132,7 @@ static int load(dx_gzsrc *g, uint64_t off, dx_err *err)
 {
 	if (off > g->csize)
 		return damaged(g, err, "access point past the end of the file");
-	uint64_t cap = g->via_map && g->map ? UINT32_MAX : IN_SIZE;
+	uint64_t cap = in_place(g) ? UINT32_MAX : IN_SIZE;
 	size_t want = (size_t)(g->csize - off < cap ? g->csize - off : cap);
 	const unsigned char *in = file_bytes(g, g->inbuf, want, off, err);
 	if (!in)
@@ -582,12 +589,8 @@ int dx__gzsrc_resident(const dx_gzsrc *g, uint64_t off)
 {
 	if (!g->map || !g->npts)
 		return 0;
-	long page = sysconf(_SC_PAGESIZE);
-	uint64_t at = g->pts[point_for(g, off)].coff, mask = page > 0 ? (uint64_t)page - 1 : 4095;
-	unsigned char in = 0;
-	if (at >= g->csize)
-		return 0;
-	return mincore((void *)(uintptr_t)(g->map + (at & ~mask)), 1, &in) == 0 && (in & 1);
+	uint64_t at = g->pts[point_for(g, off)].coff;
+	return at < g->csize && dx__map_resident(g->map, at);
 }
 
 void dx__gzsrc_prefetch(const dx_gzsrc *g, uint64_t off, uint64_t len)
