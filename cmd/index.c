@@ -34,6 +34,8 @@ static const char usage[] =
 	"      --skip-bad           skip records without an id instead of failing\n"
 	"      --span SIZE          gzip: uncompressed bytes between access points\n"
 	"                           (K, M or G suffix; default: 1M, at least 64K)\n"
+	"      --packed-windows     gzip: a smaller index (its windows about 0.7 the size)\n"
+	"                           for slower random reads (about 1.1 the time)\n"
 	"      --bgzf OUT.gz        rewrite FILE as BGZF (gzip in blocks of up to 64 KiB,\n"
 	"                           most ending at records) into OUT.gz, then index that\n"
 	"      --level N            BGZF: compression level, 1 to 12 (default: 11; above 9\n"
@@ -49,7 +51,7 @@ static const char usage[] =
 	"  -h, --help               show this help\n";
 
 enum { OPT_ID_COLUMN = OPT_OWN, OPT_ID_FIELD, OPT_COLUMNS, OPT_DUPLICATES, OPT_SKIP_BAD, OPT_STATS,
-       OPT_VERIFY, OPT_SPAN, OPT_BGZF, OPT_LEVEL };
+       OPT_VERIFY, OPT_SPAN, OPT_PACKED, OPT_BGZF, OPT_LEVEL };
 
 /* -@ as bgzip and samtools spell it. */
 enum { OPT_THREADS = '@' };
@@ -63,6 +65,7 @@ static const struct option options[] = {
 	{ "duplicates", required_argument, NULL, OPT_DUPLICATES },
 	{ "skip-bad", no_argument, NULL, OPT_SKIP_BAD },
 	{ "span", required_argument, NULL, OPT_SPAN },
+	{ "packed-windows", no_argument, NULL, OPT_PACKED },
 	{ "bgzf", required_argument, NULL, OPT_BGZF },
 	{ "level", required_argument, NULL, OPT_LEVEL },
 	{ "threads", required_argument, NULL, OPT_THREADS },
@@ -368,6 +371,9 @@ int cmd_index(int argc, char **argv)
 			if (cli_parse_size(optarg, &v) < 0 || v < DX_MIN_SPAN)
 				return cli_usage_error("index", "bad --span, give a size of at least 64K", optarg);
 			a.build.span = v;
+			break;
+		case OPT_PACKED:
+			a.build.packed_windows = 1;
 			break;
 		case OPT_STATS:
 			a.stats = 1;

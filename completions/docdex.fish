@@ -34,6 +34,7 @@ complete -c docdex -n '__fish_seen_subcommand_from index' -l columns -x -d 'TSV:
 complete -c docdex -n '__fish_seen_subcommand_from index' -l duplicates -x -a 'error\t"fail (default)" first\t"keep the first record" last\t"keep the last record"' -d 'what to do with an id found on two records'
 complete -c docdex -n '__fish_seen_subcommand_from index' -l skip-bad -d 'skip records without an id instead of failing'
 complete -c docdex -n '__fish_seen_subcommand_from index' -l span -x -d 'gzip: uncompressed bytes between access points (K, M or G suffix; default 1M)'
+complete -c docdex -n '__fish_seen_subcommand_from index' -l packed-windows -d 'gzip: a smaller index for slower random reads'
 complete -c docdex -n '__fish_seen_subcommand_from index' -l bgzf -r -F -d 'rewrite the file as BGZF into this file, then index that'
 complete -c docdex -n '__fish_seen_subcommand_from index' -l level -x -a '1\t"fastest" 2 3 4 5 6 7 8 9 10 11\t"default" 12\t"smallest"' -d 'BGZF: compression level'
 complete -c docdex -n '__fish_seen_subcommand_from index' -s @ -l threads -x -d 'BGZF: threads compressing blocks (default 1)'

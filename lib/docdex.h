@@ -173,6 +173,11 @@ typedef struct dx_build_opts {
 	unsigned threads;      /* dx_bgzf_write: threads compressing blocks, 0
 	                          or 1 for one, at most DX_BGZF_MAX_THREADS; the
 	                          file is the same for any number */
+	int packed_windows;    /* gzip: store of each access point's window only
+	                          the bytes the data after it uses, without their
+	                          places, which a read finds again by inflating
+	                          32 KiB more: a smaller index (about 0.7 of the
+	                          windows), slower reads (docdex-index(5)) */
 } dx_build_opts;
 
 #define DX_BGZF_MAX_THREADS 256

@@ -9,10 +9,9 @@
  * member at the first deflate block boundary after every `span` bytes of
  * output.  A point inside a member needs the 32 KiB of output before it as
  * dictionary; only the bytes that the following matches really reach are
- * kept (the rest zeroed), which zlib itself tells: inflating from the point
- * with windows whose bytes are their own positions shows which positions
- * come out.  The sparse window is checked by inflating with it, then stored
- * deflated.
+ * kept, in the order they are first reached (a packed window: docdex's
+ * decoder tells them, dx__inflate_lazy in inflate.h), proven by inflating
+ * with them, and stored deflated.
  *
  * dx_gzsrc reads records at random from a gzip source through its points.
  */
@@ -51,7 +50,7 @@ typedef struct dx_gzin {
 	int fd;
 	const char *path;
 	int kind;                 /* DX_SOURCE_GZIP or _BGZF */
-	z_stream z, zw;           /* the stream, and one for trying windows */
+	z_stream z, zw;           /* the stream, and one for proving windows */
 	struct dx_deflater *wdeflate; /* compresses the windows */
 	struct dx_inflater *blocks; /* BGZF blocks inflated whole, where
 	                             libdeflate serves (codec.h); else NULL */
@@ -74,10 +73,11 @@ typedef struct dx_gzin {
 	uint64_t member_u;        /* uncompressed offset of the current member */
 	/* Access points, when collecting them.  The inflating thread
 	 * (dx__gzin_read) lays them and queues them; the thread that takes
-	 * its output makes their windows sparse and stores them
+	 * its output packs their windows and stores them
 	 * (dx__gzin_settle), so that this work, a fifth of the build, is off
 	 * the inflate's path. */
 	uint64_t span;            /* 0: no points */
+	int packed;               /* their windows packed, else sparse */
 	uint64_t last_point;
 	pthread_mutex_t jobs_lock;
 	struct gz_job *jobs, *jobs_last; /* queued, oldest first */
@@ -98,8 +98,9 @@ typedef struct dx_gzin {
 	uint32_t crc_run;         /* CRC-32 of the member's bytes checked so far */
 	int deferred;             /* an error kept for the next read, in deferred_err */
 	dx_err deferred_err;
-	unsigned char *scratch;   /* 4 * DDX_WINDOW for window trials (settling) */
-	struct dx_inflate *wown;  /* runs the trials where docdex's decoder serves */
+	unsigned char *scratch;   /* 4 * DDX_WINDOW for packing windows (settling) */
+	struct dx_inflate *wown;  /* packs them, and proves them where docdex's
+	                             decoder serves */
 	char warning[256];        /* set when garbage follows the last member */
 } dx_gzin;
 
@@ -152,6 +153,7 @@ typedef struct dx_gzsrc {
 	 * serve).  Under DOCDEX_CODEC=zlib own is NULL too, and z streams it. */
 	struct dx_inflate *own;
 	struct dx_inflater *whole;
+	struct dx_inflate *unpack; /* puts packed windows' bytes in place */
 	unsigned char *blk;       /* its content, up to 64 KiB */
 	size_t blk_size;          /* its size, from its trailer */
 	size_t blk_len, blk_pos;  /* the bytes inflated, and where the next is */

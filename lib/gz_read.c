@@ -27,7 +27,8 @@
 #include "inflate.h"
 #include "le.h"
 
-enum { IN_SIZE = DX_BGZF_MAX, SKIP_SIZE = 1 << 16 };
+/* IN_SIZE: more than DDX_PACK_INPUT, as unpack_window needs. */
+enum { IN_SIZE = DX_BGZF_MAX, SKIP_SIZE = 2 * DDX_WINDOW };
 
 int dx__gzsrc_open(dx_gzsrc *g, int fd, const char *path, uint64_t csize, uint64_t usize,
                    const struct ddx_point *pts, uint64_t npts, const unsigned char *windows,
@@ -79,6 +80,7 @@ void dx__gzsrc_close(dx_gzsrc *g)
 	free(g->skip);
 	free(g->blk);
 	dx__inflate_free(g->own);
+	dx__inflate_free(g->unpack);
 	dx__inflater_free(g->whole);
 	dx__raw_free(g->fast);
 	dx__buf_free(&g->out);
@@ -292,6 +294,67 @@ static uint64_t point_for(const dx_gzsrc *g, uint64_t off)
 	return lo;
 }
 
+/* The raw stream goes on from the input loaded (z's) with the given window,
+ * bits of byte unread before it: by ISA-L where it serves, else by z. */
+static int stream_from(dx_gzsrc *g, const unsigned char *window, size_t wlen, unsigned bits, unsigned char byte,
+                       dx_err *err)
+{
+	if (g->fast) {
+		if (dx__raw_start(g->fast, window, wlen, bits, byte) < 0)
+			return damaged(g, err, "bad window");
+		g->in_fast = 1;
+		return 0;
+	}
+	inflateReset2(&g->z, -15);
+	if (bits)
+		inflatePrime(&g->z, bits, byte >> (8 - bits));
+	if (wlen)
+		inflateSetDictionary(&g->z, window, wlen);
+	return 0;
+}
+
+/*
+ * A packed window (DDX_POINT_PACKED, index_format.h) into g->window: its
+ * bytes inflated, then put in their places by inflating the output after
+ * the point, up to 32 KiB of it, with them as a lazy window (inflate.h);
+ * the window's other bytes are zero, as in a sparse one.  The compressed
+ * data after the point is the input loaded (z's), left where it is for
+ * the stream that then starts there.  (docdex's decoder cannot hand the
+ * stream over at once: ISA-L and zlib start at a block boundary, and the
+ * first after those 32 KiB came 100 KiB further on and more in the
+ * generated passages' .gz.)
+ */
+static int unpack_window(dx_gzsrc *g, const struct ddx_point *p, unsigned char byte, dx_err *err)
+{
+	if (!g->unpack && !(g->unpack = dx__inflate_new()))
+		return dx__fail_nomem(err);
+	/* The bytes, then the output, in skip (2 * DDX_WINDOW). */
+	unsigned char *bytes = g->skip, *o = bytes;
+	const unsigned char *in = g->windows + p->window_off;
+	size_t avail = p->window_clen, room = p->window_len;
+	dx__inflate_reset(g->unpack);
+	if (dx__inflate_run(g->unpack, &in, &avail, &o, &room, 1, DX_INF_NO_STOP) != DX_INF_END || avail ||
+	    room == p->window_len)
+		return damaged(g, err, "bad window");
+	size_t n = p->window_len - room;
+	in = g->z.next_in;
+	avail = g->z.avail_in;
+	int final = g->in_off + g->in_len == g->csize;
+	o = g->skip + DDX_WINDOW;
+	room = DDX_WINDOW;
+	dx__inflate_reset(g->unpack);
+	if (p->bits)
+		dx__inflate_prime(g->unpack, p->bits, byte >> (8 - p->bits));
+	memset(g->window, 0, p->window_len);
+	if (dx__inflate_lazy(g->unpack, DX_LAZY_FILL, g->window, p->window_len, bytes, n) < 0)
+		return dx__fail_nomem(err);
+	int r = dx__inflate_run(g->unpack, &in, &avail, &o, &room, final, DX_INF_NO_STOP);
+	if (dx__inflate_lazy_end(g->unpack) != (int64_t)n || r < 0 || (room && r != DX_INF_END))
+		return damaged(g, err, "bad window");
+	g->inflated += n + DDX_WINDOW - room;
+	return 0;
+}
+
 /* Positions the stream at point i. */
 static int start_at(dx_gzsrc *g, uint64_t i, dx_err *err)
 {
@@ -299,9 +362,11 @@ static int start_at(dx_gzsrc *g, uint64_t i, dx_err *err)
 	g->live = 0;
 	g->in_block = 0;
 	g->in_fast = 0;
+	int packed = (p->flags & DDX_POINT_PACKED) != 0;
 	if (p->uoff > g->usize || p->window_len > DDX_WINDOW || p->bits > 7 ||
 	    (p->bits && p->coff == 0) || p->window_off > g->windows_size ||
-	    p->window_clen > g->windows_size - p->window_off)
+	    p->window_clen > g->windows_size - p->window_off ||
+	    (packed && ((p->flags & DDX_POINT_MEMBER) || !p->window_len)))
 		return damaged(g, err, "bad access point");
 	if (p->flags & DDX_POINT_MEMBER) {
 		/* A member from its header: zlib reads the header and checks the
@@ -312,7 +377,7 @@ static int start_at(dx_gzsrc *g, uint64_t i, dx_err *err)
 		/* The window first, through the same stream. */
 		if (p->window_len && g->check && g->check(g->check_ctx, p->window_off, p->window_clen, err) < 0)
 			return err->code;
-		if (p->window_len) {
+		if (p->window_len && !packed) {
 			/* libdeflate where it serves: zlib's inflate of the
 			 * window was a tenth of a random record's time. */
 			const unsigned char *w = g->windows + p->window_off;
@@ -343,16 +408,9 @@ static int start_at(dx_gzsrc *g, uint64_t i, dx_err *err)
 			g->z.next_in++;
 			g->z.avail_in--;
 		}
-		if (g->fast) {
-			if (dx__raw_start(g->fast, g->window, p->window_len, p->bits, byte) < 0)
-				return damaged(g, err, "bad window");
-			g->in_fast = 1;
-		} else {
-			if (p->bits)
-				inflatePrime(&g->z, p->bits, byte >> (8 - p->bits));
-			if (p->window_len)
-				inflateSetDictionary(&g->z, g->window, p->window_len);
-		}
+		if ((packed && unpack_window(g, p, byte, err) < 0) ||
+		    stream_from(g, g->window, p->window_len, p->bits, byte, err) < 0)
+			return err->code;
 	}
 	g->cur = p->uoff;
 	g->live = 1;

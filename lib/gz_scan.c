@@ -165,7 +165,7 @@ static size_t trial(dx_gzin *g, const unsigned char *comp, size_t clen, unsigned
                     const unsigned char *window, size_t wlen, size_t want)
 {
 	unsigned char *out = g->scratch + 3 * DDX_WINDOW;
-	if (g->wown) {
+	if (dx__own_inflate_on()) {
 		const unsigned char *in = comp;
 		unsigned char *o = out;
 		size_t avail = clen, room = want;
@@ -224,9 +224,67 @@ static void finish_point(dx_gzin *g)
 	queue(g, j);
 }
 
+/* Deflates len bytes of a point's window into the windows section, with
+ * the codec the build serves (libdeflate's windows are 4% smaller than
+ * zlib's), and stores the point.  Level 6: 9 took a sixth longer to build
+ * the index for 1.3% less, libdeflate's 12 two and a half times as long
+ * for 4% less. */
+static int store_point(dx_gzin *g, struct ddx_point *pt, const unsigned char *bytes, size_t len, dx_err *err)
+{
+	pt->window_off = g->windows.len;
+	pt->window_clen = 0;
+	if (len) {
+		size_t bound = compressBound(len) + 64;
+		if (dx__buf_reserve(&g->windows, bound) < 0)
+			return dx__fail_nomem(err);
+		if (!g->wdeflate && !(g->wdeflate = dx__deflater_new(6)))
+			return dx__fail_nomem(err);
+		size_t dlen = dx__deflate_whole(g->wdeflate, bytes, len, g->windows.p + g->windows.len, bound);
+		if (!dlen)
+			return dx__fail(err, DX_EINVAL, 0, g->path, "internal error: window compression");
+		pt->window_clen = (uint32_t)dlen;
+		g->windows.len += dlen;
+	}
+	return dx__buf_add(&g->points, pt, sizeof *pt) < 0 ? dx__fail_nomem(err) : 0;
+}
+
+/* Inflates from a point with the lazy window of dx__inflate_lazy (mode,
+ * window, wlen, bytes, len) into out, up to want bytes: the count of the
+ * window's bytes used, or -1 (out of memory, or FILL ran short); *made:
+ * the bytes written, *took: the compressed bytes read for them. */
+static int64_t lazy_trial(dx_inflate *s, const unsigned char *comp, size_t clen, unsigned bits, int mode,
+                          unsigned char *window, size_t wlen, unsigned char *bytes, size_t len,
+                          unsigned char *out, size_t want, size_t *made, size_t *took)
+{
+	const unsigned char *in = comp;
+	size_t avail = clen, room = want;
+	dx__inflate_reset(s);
+	if (bits) {
+		dx__inflate_prime(s, bits, comp[0] >> (8 - bits));
+		in++;
+		avail--;
+	}
+	if (dx__inflate_lazy(s, mode, window, wlen, bytes, len) < 0)
+		return -1;
+	dx__inflate_run(s, &in, &avail, &out, &room, 1, DX_INF_NO_STOP);
+	*made = want - room;
+	*took = clen - avail;
+	return dx__inflate_lazy_end(s);
+}
+
 /*
- * A block boundary's point stored: find the window bytes the output after
- * it refers to, keep only those, check the result, and store the point.
+ * A block boundary's point stored with as little of its window as the
+ * output after it needs: the bytes that output uses, found by docdex's
+ * decoder whatever the codec (dx__inflate_lazy records them in the order
+ * the output first uses them), as a sparse window (those bytes at their
+ * places, the rest zero), or where asked (g->packed) and a reader can
+ * unpack it (the output's first 32 KiB come from at most DDX_PACK_INPUT
+ * compressed bytes), packed: those bytes alone, in that order
+ * (docdex-index(5)).  Each is proven on the real output first: the packed
+ * bytes through the lazy window that readers fill, and the sparse window
+ * through the codec's inflate, which readers are given.  A point whose
+ * output uses no window byte gets no window; one that fails a proof, its
+ * whole window.
  */
 static int settle_window(dx_gzin *g, struct gz_job *p, dx_err *err)
 {
@@ -241,76 +299,35 @@ static int settle_window(dx_gzin *g, struct gz_job *p, dx_err *err)
 		free(comp);
 		return dx__fail_sys(err, g->path, "cannot read");
 	}
-	/* Windows whose bytes are their own positions: low byte, high byte, and
-	 * the low byte inverted, which differs from the first wherever output
-	 * came from the window. */
-	unsigned char *lo = g->scratch, *hi = g->scratch + DDX_WINDOW;
-	unsigned char *used = calloc(DDX_WINDOW, 1);
+	if (!g->wown && !(g->wown = dx__inflate_new())) {
+		free(comp);
+		return dx__fail_nomem(err);
+	}
+	unsigned char *packed = g->scratch, *sparse = g->scratch + DDX_WINDOW;
 	unsigned char *got = g->scratch + 3 * DDX_WINDOW;
-	unsigned char *alo = malloc(DDX_WINDOW);
-	int rc = 0;
-	if (!g->wown && dx__own_inflate_on())
-		g->wown = dx__inflate_new();
-	if (!used || !alo || (dx__own_inflate_on() && !g->wown)) {
-		rc = dx__fail_nomem(err);
-		goto out;
+	size_t made, took;
+	int64_t used = lazy_trial(g->wown, comp, clen, p->pt.bits, DX_LAZY_RECORD, p->window, wlen, packed, wlen,
+	                          got, want, &made, &took);
+	int proven = 0;
+	if (used >= 0 && made == want) {
+		memset(sparse, 0, wlen);
+		proven = lazy_trial(g->wown, comp, clen, p->pt.bits, DX_LAZY_FILL, sparse, wlen, packed, (size_t)used,
+		                    got, want, &made, &took) == used &&
+		         made == want && memcmp(got, p->after, want) == 0 &&
+		         trial(g, comp, clen, p->pt.bits, sparse, wlen, want) == want &&
+		         memcmp(got, p->after, want) == 0;
 	}
-	for (size_t i = 0; i < wlen; i++) {
-		lo[i] = (unsigned char)i;
-		hi[i] = (unsigned char)(i >> 8);
-	}
-	size_t n = trial(g, comp, clen, p->pt.bits, lo, wlen, want);
-	memcpy(alo, got, n);
-	trial(g, comp, clen, p->pt.bits, hi, wlen, want);
-	unsigned char *ahi = hi; /* reuse: keep the high bytes of the output */
-	memcpy(ahi, got, n);
-	for (size_t i = 0; i < wlen; i++)
-		lo[i] = (unsigned char)~i;
-	trial(g, comp, clen, p->pt.bits, lo, wlen, want);
-	for (size_t q = 0; q < n; q++)
-		if (alo[q] != got[q]) {
-			size_t j = (size_t)ahi[q] << 8 | alo[q];
-			if (j < wlen)
-				used[j] = 1;
-		}
-	/* The sparse window, proven on the real output; else the whole window. */
-	unsigned char *sparse = lo;
-	for (size_t i = 0; i < wlen; i++)
-		sparse[i] = used[i] ? p->window[i] : 0;
-	if (trial(g, comp, clen, p->pt.bits, sparse, wlen, want) != want || memcmp(got, p->after, want) != 0)
-		sparse = p->window;
-
-	/* Deflate it, raw, into the windows, with the codec the build
-	 * serves (libdeflate's windows are 4% smaller than zlib's).  Level 6:
-	 * 9 took a sixth longer to build the index for 1.3% less, libdeflate's
-	 * 12 two and a half times as long for 4% less. */
-	size_t bound = compressBound(wlen) + 64;
-	if (dx__buf_reserve(&g->windows, bound) < 0) {
-		rc = dx__fail_nomem(err);
-		goto out;
-	}
-	if (!g->wdeflate) {
-		g->wdeflate = dx__deflater_new(6);
-		if (!g->wdeflate) {
-			rc = dx__fail_nomem(err);
-			goto out;
-		}
-	}
-	size_t dlen = dx__deflate_whole(g->wdeflate, sparse, wlen, g->windows.p + g->windows.len, bound);
-	if (!dlen) {
-		rc = dx__fail(err, DX_EINVAL, 0, g->path, "internal error: window compression");
-		goto out;
-	}
-	p->pt.window_off = g->windows.len;
-	p->pt.window_clen = (uint32_t)dlen;
-	g->windows.len += dlen;
-	if (dx__buf_add(&g->points, &p->pt, sizeof p->pt) < 0)
-		rc = dx__fail_nomem(err);
-out:
 	free(comp);
-	free(used);
-	free(alo);
-	return rc;
+	if (!proven)
+		return store_point(g, &p->pt, p->window, wlen, err);
+	if (used == 0) {
+		p->pt.window_len = 0;
+		return store_point(g, &p->pt, NULL, 0, err);
+	}
+	if (!g->packed || took > DDX_PACK_INPUT)
+		return store_point(g, &p->pt, sparse, wlen, err);
+	p->pt.flags |= DDX_POINT_PACKED;
+	return store_point(g, &p->pt, packed, (size_t)used, err);
 }
 
 /* A point at a block boundary inside a member, pending its output. */

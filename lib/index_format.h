@@ -14,7 +14,10 @@
 #include "docdex.h"
 
 #define DDX_MAGIC "\x89" "DDX\r\n\x1a\n"  /* 8 bytes; CR/LF catch text-mode copies */
-#define DDX_VERSION 2
+/* Version 3 added packed windows (DDX_POINT_PACKED): an index that has
+ * none is written as version 2, which older docdex reads. */
+#define DDX_VERSION 3
+#define DDX_VERSION_OLDEST 2
 #define DDX_BYTE_ORDER 0x01020304u
 #define DDX_ALIGN 64
 #define DDX_CHUNK_SHIFT 16                 /* 64 KiB chunks, each with a CRC32 */
@@ -102,7 +105,11 @@ struct ddx_source {
  * member (DDX_POINT_MEMBER) reads the member from its header.  Any other
  * sits at a deflate block boundary: the bits unused of byte coff - 1 are
  * fed in first, and its window (the output before it that later matches
- * refer to, other bytes zero) preset as dictionary.
+ * refer to, other bytes zero) preset as dictionary.  A packed window
+ * (DDX_POINT_PACKED) holds only the bytes that matches refer to, in the
+ * order the output after the point first refers to them: a reader finds
+ * their places by inflating that output (inflate.h, dx__inflate_lazy),
+ * from at most DDX_PACK_INPUT compressed bytes from the point's first.
  */
 struct ddx_point {
 	uint64_t uoff;
@@ -115,6 +122,8 @@ struct ddx_point {
 };
 
 #define DDX_POINT_MEMBER 1
+#define DDX_POINT_PACKED 2
+#define DDX_PACK_INPUT 61440
 #define DDX_WINDOW 32768
 
 struct ddx_longrec {

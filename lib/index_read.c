@@ -114,10 +114,10 @@ static int check_header(dx_index *ix, dx_err *err)
 	if (h->byte_order != DDX_BYTE_ORDER)
 		return dx__fail(err, DX_EVERSION, 0, ix->path,
 		                "index written on a machine of another byte order, rebuild it here");
-	if (h->version != DDX_VERSION)
+	if (h->version < DDX_VERSION_OLDEST || h->version > DDX_VERSION)
 		return dx__fail(err, DX_EVERSION, 0, ix->path,
-		                "index format version %u, this docdex reads version %u: rebuild it",
-		                h->version, DDX_VERSION);
+		                "index format version %u, this docdex reads versions %u to %u: rebuild it",
+		                h->version, DDX_VERSION_OLDEST, DDX_VERSION);
 	if (h->file_size != ix->size)
 		return damaged(ix, err, h->file_size > ix->size ? "truncated" : "longer than written");
 	/* The checksum first, over as much as the header claims (within the

@@ -265,6 +265,17 @@ static uint64_t align_up(uint64_t v)
 	return (v + DDX_ALIGN - 1) & ~(uint64_t)(DDX_ALIGN - 1);
 }
 
+/* Whether a point has a packed window: only then is the index written as
+ * version 3, so that a docdex that reads version 2 alone reads the others. */
+static int packed_points(const builder *b)
+{
+	const struct ddx_point *p = (const void *)b->points.p;
+	for (size_t i = 0; i < b->points.len / sizeof *p; i++)
+		if (p[i].flags & DDX_POINT_PACKED)
+			return 1;
+	return 0;
+}
+
 static int write_index(builder *b, const char *out_path, section *secs, uint32_t nsec,
                        uint32_t id_kind, uint32_t bits, dx_err *err)
 {
@@ -304,7 +315,7 @@ static int write_index(builder *b, const char *out_path, section *secs, uint32_t
 	off = align_up(off + crcs.len);
 
 	struct ddx_header h = {
-		.version = DDX_VERSION,
+		.version = packed_points(b) ? DDX_VERSION : DDX_VERSION_OLDEST,
 		.byte_order = DDX_BYTE_ORDER,
 		.header_size = (uint32_t)(sizeof h + nsec * sizeof(struct ddx_section)),
 		.nsections = nsec,
@@ -442,7 +453,7 @@ int dx_index_build(const char *const *files, size_t nfiles, const char *out_path
 		return dx__fail_nomem(err);
 	b.nsrc = nfiles;
 	dx_scan scan = { .pm = &b.pm, .detect = opts->format == DX_FMT_AUTO, .complete = 1,
-	                 .span = opts->span ? opts->span : DX_DEFAULT_SPAN,
+	                 .span = opts->span ? opts->span : DX_DEFAULT_SPAN, .packed = opts->packed_windows,
 	                 .on_record = on_record, .ctx = &b,
 	                 .progress = opts->progress, .progress_ctx = opts->progress_ctx };
 	if (scan.span < DX_MIN_SPAN) {

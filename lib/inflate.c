@@ -82,6 +82,13 @@ struct dx_inflate {
 	size_t wnext;       /* where the ring's next byte goes */
 	unsigned char *base; /* dx__inflate_contiguous's, or NULL */
 	const unsigned char *stop; /* dx__inflate_stop_at's, or NULL */
+	/* dx__inflate_lazy's window, known as it is used: lazy is its mode
+	 * (0: none), known[] which ring positions hold their bytes. */
+	int lazy;
+	unsigned char *lazy_window, *lazy_bytes;
+	size_t lazy_len, lazy_pos;
+	int lazy_short;
+	unsigned char *known;
 	uint32_t lit[LIT_ENOUGH];
 	uint32_t dist[DIST_ENOUGH];
 	unsigned char win[WSIZE];
@@ -399,17 +406,41 @@ static int header(dx_inflate *s, struct bits *b)
 	return rc;
 }
 
+/* The n bytes of the ring from position at on are about to be read: those
+ * not known yet get their bytes (see dx__inflate_lazy).  Ring position p is
+ * the window's byte p until output overwrites it. */
+static void lazy_use(dx_inflate *s, size_t at, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		size_t p = (at + i) & (WSIZE - 1);
+		if (s->known[p])
+			continue;
+		s->known[p] = 1;
+		if (s->lazy == DX_LAZY_RECORD) {
+			s->lazy_bytes[s->lazy_pos++] = s->win[p];
+		} else if (s->lazy_pos < s->lazy_len) {
+			s->win[p] = s->lazy_bytes[s->lazy_pos++];
+		} else {
+			s->win[p] = 0;
+			s->lazy_short = 1;
+		}
+		s->lazy_window[p] = s->win[p];
+	}
+}
+
 /* Writes len bytes of the match at distance d, which starts before the
  * history in the output (out0: this call's output, or the base's): what
  * lies in the window's ring, then the rest from the output, a byte at a
  * time as it may overlap itself. */
-static unsigned char *copy_far(const dx_inflate *s, const unsigned char *out0, unsigned char *out, unsigned len,
+static unsigned char *copy_far(dx_inflate *s, const unsigned char *out0, unsigned char *out, unsigned len,
                                unsigned d)
 {
 	size_t have = (size_t)(out - out0);
 	if (d > have) {
 		size_t back = d - have, n = len < back ? len : back;
 		size_t at = (s->wnext + WSIZE - back) & (WSIZE - 1);
+		if (s->lazy)
+			lazy_use(s, at, n);
 		size_t first = n < WSIZE - at ? n : WSIZE - at;
 		memcpy(out, s->win + at, first);
 		memcpy(out + first, s->win, n - first);
@@ -633,6 +664,12 @@ out:
  * its size, so that a call that wrote little costs little. */
 static void keep_history(dx_inflate *s, const unsigned char *out0, size_t n)
 {
+	/* What output overwrites in the ring is known. */
+	if (s->lazy) {
+		size_t k = n < WSIZE ? n : WSIZE;
+		for (size_t i = 0; i < k; i++)
+			s->known[(s->wnext + n - k + i) & (WSIZE - 1)] = 1;
+	}
 	if (n >= WSIZE) {
 		memcpy(s->win, out0 + n - WSIZE, WSIZE);
 		s->wnext = 0;
@@ -734,6 +771,7 @@ void dx__inflate_reset(dx_inflate *s)
 	s->wnext = 0;
 	s->base = NULL;
 	s->stop = NULL;
+	s->lazy = 0;
 }
 
 void dx__inflate_contiguous(dx_inflate *s, unsigned char *base)
@@ -752,15 +790,45 @@ void dx__inflate_prime(dx_inflate *s, unsigned bits, unsigned value)
 	s->bc = bits;
 }
 
+int dx__inflate_lazy(dx_inflate *s, int mode, unsigned char *window, size_t wlen, unsigned char *bytes,
+                     size_t len)
+{
+	if (!s->known && !(s->known = malloc(WSIZE)))
+		return -1;
+	memset(s->known, 0, WSIZE);
+	if (mode == DX_LAZY_RECORD)
+		memcpy(s->win, window, wlen);
+	s->lazy = mode;
+	s->lazy_window = window;
+	s->lazy_bytes = bytes;
+	s->lazy_len = len;
+	s->lazy_pos = 0;
+	s->lazy_short = 0;
+	s->whave = wlen;
+	s->wnext = wlen & (WSIZE - 1);
+	return 0;
+}
+
+int64_t dx__inflate_lazy_end(dx_inflate *s)
+{
+	int64_t n = s->lazy_short ? -1 : (int64_t)s->lazy_pos;
+	s->lazy = 0;
+	return n;
+}
+
 dx_inflate *dx__inflate_new(void)
 {
 	dx_inflate *s = malloc(sizeof *s);
-	if (s)
+	if (s) {
+		s->known = NULL;
 		dx__inflate_reset(s);
+	}
 	return s;
 }
 
 void dx__inflate_free(dx_inflate *s)
 {
+	if (s)
+		free(s->known);
 	free(s);
 }

@@ -71,6 +71,26 @@ void dx__inflate_stop_at(dx_inflate *s, const unsigned char *stop);
  * Right after a reset. */
 void dx__inflate_prime(dx_inflate *s, unsigned bits, unsigned value);
 
+/*
+ * A window known only as it is used, for access points that store only
+ * the window bytes the data after them uses, in the order it first uses
+ * them (see docdex-index(5), packed windows).  Right after a reset (and
+ * dx__inflate_prime), instead of a history: the window is wlen bytes (at
+ * most 32 KiB) before the output, and each of its bytes, the first time a
+ * match reads it:
+ *   DX_LAZY_RECORD: window holds them all; the byte is appended to bytes
+ *                   (room for wlen);
+ *   DX_LAZY_FILL:   the byte is the next of bytes[0, len), and is written
+ *                   into window (which the caller zeroed) at its place.
+ * Not with dx__inflate_contiguous.  -1 when out of memory.
+ */
+enum { DX_LAZY_RECORD = 1, DX_LAZY_FILL = 2 };
+int dx__inflate_lazy(dx_inflate *s, int mode, unsigned char *window, size_t wlen, unsigned char *bytes,
+                     size_t len);
+/* Ends it: the count of bytes appended or taken, or -1 when FILL ran out
+ * of them (the bytes it lacked read as 0). */
+int64_t dx__inflate_lazy_end(dx_inflate *s);
+
 /* The bits of the stream that lie in the byte just before *in, unread:
  * 0 to 7, as zlib's data_type & 7 (an access point's `bits`). */
 unsigned dx__inflate_bits(const dx_inflate *s);

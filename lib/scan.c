@@ -114,7 +114,9 @@ static int open_input(dx_scan *s, const char *path, int fd, dx_gzin *gz, dx_err 
 		posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 		return 0;
 	}
-	return dx__gzin_open(gz, fd, path, s->kind, s->span, err);
+	int rc = dx__gzin_open(gz, fd, path, s->kind, s->span, err);
+	gz->packed = s->packed;
+	return rc;
 }
 
 typedef struct input {

@@ -27,6 +27,7 @@ typedef int (*dx_scan_fn)(void *ctx, const dx_scan_item *it, dx_err *err);
 typedef struct dx_scan {
 	dx_params *pm;        /* format DX_FMT_AUTO is detected from the first file */
 	uint64_t span;        /* gzip: lay access points this far apart; 0 for none */
+	int packed;           /* gzip: their windows packed (dx_build_opts) */
 	int detect;           /* the format was detected: every file must match it */
 	int complete;         /* fill a missing id field or column names from the first record */
 	dx_scan_fn on_record;

@@ -8,12 +8,13 @@
  *   ddx-poke INDEX FIELD VALUE
  *
  * FIELD is one of
- *   nrecords | nsources
+ *   version | nrecords | nsources
  *   section.TYPE.offset | section.TYPE.size      (TYPE: a DDX_SEC_* number)
  *   record.N.offset | record.N.length            (the records section)
  *   source.N.size | source.N.usize | source.N.first_record |
  *   source.N.nrecords | source.N.first_point | source.N.npoints
- *   point.N.uoff | point.N.coff | point.N.window_off | point.N.window_clen
+ *   point.N.uoff | point.N.coff | point.N.window_off | point.N.window_clen |
+ *   point.N.window_len | point.N.flags
  *   longrec.N.record | longrec.N.length
  * and VALUE a decimal or 0x number.
  */
@@ -89,7 +90,8 @@ static const struct field source_fields[] = {
 };
 static const struct field point_fields[] = {
 	F(struct ddx_point, uoff), F(struct ddx_point, coff), F(struct ddx_point, window_off),
-	F(struct ddx_point, window_clen), { NULL, 0, 0 },
+	F(struct ddx_point, window_clen), F(struct ddx_point, window_len), F(struct ddx_point, flags),
+	{ NULL, 0, 0 },
 };
 static const struct field longrec_fields[] = {
 	F(struct ddx_longrec, record), F(struct ddx_longrec, length), { NULL, 0, 0 },
@@ -113,7 +115,9 @@ static void poke(const char *field, uint64_t v)
 	struct ddx_header *h = (void *)map;
 	char kind[16], name[32];
 	unsigned long long n;
-	if (strcmp(field, "nrecords") == 0)
+	if (strcmp(field, "version") == 0)
+		put(map + offsetof(struct ddx_header, version), 4, v);
+	else if (strcmp(field, "nrecords") == 0)
 		put(map + offsetof(struct ddx_header, nrecords), 8, v);
 	else if (strcmp(field, "nsources") == 0)
 		put(map + offsetof(struct ddx_header, nsources), 4, v);

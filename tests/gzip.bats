@@ -87,6 +87,40 @@ serves_like_plain() {
 	[ "$(dx index --stats pz.tsv.gz.own.ddx | awk -F'\t' '$1 == "source" { print $9 }')" -gt 20 ]
 }
 
+@test "packed windows: the same points in a smaller index, version 3, read alike by every codec and access" {
+	"$DX_SYNTH" --kind documents --count 1500 --seed 3 -o d.tsv
+	gzip -6 -c d.tsv > g6.tsv.gz
+	pigz -p 2 -b 32 -c d.tsv > pz.tsv.gz
+	{ head -n 700 d.tsv; printf 'x-rand\t'; head -c 200000 /dev/urandom | tr -d '\n\t\r\0'; printf '\n'; tail -n +701 d.tsv; } > r.tsv
+	gzip -6 -c r.tsv > r.tsv.gz
+	dx index -q d.tsv
+	dx index -q r.tsv
+	local pair plain gz codec access sparse packed
+	for pair in d:g6 d:pz r:r; do
+		plain=${pair%%:*}.tsv gz=${pair#*:}.tsv.gz
+		dx index -q -f --span 64K -o "$gz.sparse.ddx" "$gz"
+		dx index -q -f --span 64K --packed-windows -o "$gz.packed.ddx" "$gz"
+		# Written as version 3 only where a window is packed.
+		equals "$(dx index --stats "$gz.sparse.ddx" | sed -n 2p)" "version	2"
+		equals "$(dx index --stats "$gz.packed.ddx" | sed -n 2p)" "version	3"
+		# The same points (field 9 of source), and windows (10) of at
+		# most 0.85 the bytes.
+		sparse=$(dx index --stats "$gz.sparse.ddx" | awk -F'\t' '$1 == "source" { print $9, $10 }')
+		packed=$(dx index --stats "$gz.packed.ddx" | awk -F'\t' '$1 == "source" { print $9, $10 }')
+		equals "${packed% *}" "${sparse% *}"
+		[ "${packed% *}" -gt 5 ]
+		[ $((${packed#* } * 100)) -le $((${sparse#* } * 85)) ] || { echo "$gz: $packed against $sparse" >&2; false; }
+		cut -f1 "$plain" | shuf --random-source=<(yes) > ids
+		dx get "$plain" < ids > want
+		for codec in default zlib; do
+			for access in pread mmap; do
+				DOCDEX_CODEC=$codec dx get --access $access "$gz.packed.ddx" < ids > got
+				cmp got want
+			done
+		done
+	done
+}
+
 @test "every format gzipped, in place, with stats telling what the file is" {
 	for layout in tsv jsonl-v2 beir trec; do
 		"$DX_SYNTH" --kind documents --layout $layout --count 300 -o c.$layout

@@ -143,6 +143,31 @@ lying_index() {
 	equals "$(dx get c.tsv.gz 2999)" "$(tail -n 1 c.tsv)"
 }
 
+@test "a gzip index whose packed windows lie, and indexes of other format versions" {
+	"$DX_SYNTH" --count 3000 -o c.tsv
+	gzip -k c.tsv
+	dx index -q --span 64K --packed-windows c.tsv.gz
+	mv c.tsv.gz.ddx gz.ddx
+	local damaged="cannot read the gzip corpus through its index (%s): 'c.tsv.gz'" last
+	# The last point: record 2999 is read through it.
+	last=$(($(dx index --stats gz.ddx | awk -F'\t' '$1 == "source" { print $9 }') - 1))
+	[ "$last" -ge 3 ]
+	# A packed window read as a sparse one, too short for its bytes, cut
+	# short; and a point both a member's start and packed.
+	lying_index gz.ddx c.tsv.gz 2999 point.$last.flags 0 "$(printf "$damaged" "bad window")"
+	lying_index gz.ddx c.tsv.gz 2999 point.$last.window_len 100 "$(printf "$damaged" "bad window")"
+	lying_index gz.ddx c.tsv.gz 2999 point.$last.window_clen 50 "$(printf "$damaged" "bad window")"
+	lying_index gz.ddx c.tsv.gz 2999 point.$last.flags 3 "$(printf "$damaged" "bad access point")"
+	# Version 2, which had no packed windows, is read; 1 and 4 are not.
+	cp gz.ddx c.tsv.gz.ddx
+	"$DX_POKE" c.tsv.gz.ddx version 2
+	equals "$(dx get c.tsv.gz 0 2999)" "$(sed -n '1p;$p' c.tsv)"
+	for v in 1 4; do
+		lying_index gz.ddx c.tsv.gz 2999 version $v \
+			"index format version $v, this docdex reads versions 2 to 3: rebuild it: 'c.tsv.gz.ddx'"
+	done
+}
+
 @test "a record of 300 MiB on one line (40 MiB under a sanitizer), plain and gzipped" {
 	# 40 MiB under a sanitizer: still a long record (over 16 MiB, the
 	# longest an index entry holds) and forty of the scan's chunks, where

@@ -8,7 +8,13 @@
  * some output, or never.  Then once more as a BGZF block is read: all its
  * output in one buffer (dx__inflate_contiguous), each call given the room
  * to the end and told to stop a piece further on (dx__inflate_stop_at),
- * which it must not stop short of nor pass by more than a symbol.
+ * which it must not stop short of nor pass by more than a symbol.  And
+ * once more after a window (WINDOW below; zlib given it as dictionary), as
+ * a packed access point is read: the window's bytes that the data uses
+ * recorded as it first uses them (DX_LAZY_RECORD), then the data inflated
+ * again with only those, filled in as it uses them (DX_LAZY_FILL): both
+ * must give zlib's output, and the second take exactly the bytes the first
+ * recorded, each at its place in the window.
  *
  * Input: a control byte, then the DEFLATE data.  Control bits 0-2 choose
  * the size of the input pieces, 3-5 that of the output room, 6-7 where a
@@ -26,7 +32,7 @@
 #include "inflate.h"
 
 /* Output past this is not compared: a small input can inflate to a lot. */
-enum { LIMIT = 1 << 20 };
+enum { LIMIT = 1 << 20, WINDOW = 32768 };
 
 static const size_t piece[8] = { 1, 3, 8, 64, 300, 4096, 65536, (size_t)-1 };
 /* Where a call may stop at a block boundary: after how many bytes out. */
@@ -35,12 +41,15 @@ static const size_t stops[4] = { DX_INF_NO_STOP, 0, 1000, 65536 };
 /* zlib's raw inflate of data, all of it given at once: 1 at the stream's
  * end (*end: the bytes it used), 0 when it refused the data or it ended
  * early, 2 when the output reached LIMIT first. */
-static int zlib_inflate(const uint8_t *data, size_t size, unsigned char *out, size_t *n, size_t *end)
+static int zlib_inflate(const uint8_t *data, size_t size, const unsigned char *dict, unsigned char *out,
+                        size_t *n, size_t *end)
 {
 	z_stream z;
 	memset(&z, 0, sizeof z);
 	if (inflateInit2(&z, -15) != Z_OK)
 		abort();
+	if (dict)
+		inflateSetDictionary(&z, dict, WINDOW);
 	z.next_in = (unsigned char *)(uintptr_t)data;
 	z.avail_in = (uInt)size;
 	z.next_out = out;
@@ -57,16 +66,45 @@ static int zlib_inflate(const uint8_t *data, size_t size, unsigned char *out, si
 	return r == Z_STREAM_END ? 1 : z.avail_out == 0 ? 2 : 0;
 }
 
-/* The same through docdex's inflater, in pieces; contiguous: into one
- * buffer, each call stopped at a piece's end rather than given its room. */
-static int own_inflate(const uint8_t *data, size_t size, unsigned ctl, int contiguous, unsigned char *out,
-                       size_t *n, size_t *end)
+/* The passes of docdex's inflater. */
+enum { PIECES, CONTIGUOUS, RECORD, FILL };
+
+/* The window of the RECORD and FILL passes: words, so that data deflated
+ * with it as dictionary refers to it (make_inflate_seeds.py writes such
+ * seeds); the same bytes there. */
+static unsigned char window[WINDOW];
+static void make_window(void)
+{
+	size_t at = 0;
+	for (unsigned i = 0; at < WINDOW; i++) {
+		char w[16];
+		int k = snprintf(w, sizeof w, "w%u ", i % 97);
+		for (int j = 0; j < k && at < WINDOW; j++)
+			window[at++] = (unsigned char)w[j];
+	}
+}
+
+/* The same through docdex's inflater, in pieces; CONTIGUOUS: into one
+ * buffer, each call stopped at a piece's end rather than given its room;
+ * RECORD and FILL: after a lazy window, bytes[0, *nbytes) the ones used
+ * (FILL: given, *nbytes then the count taken, or -1), filled holding the
+ * window as FILL put it together. */
+static int own_inflate(const uint8_t *data, size_t size, unsigned ctl, int pass, unsigned char *out, size_t *n,
+                       size_t *end, unsigned char *bytes, int64_t *nbytes, unsigned char *filled)
 {
 	dx_inflate *s = dx__inflate_new();
 	if (!s)
 		abort();
-	if (contiguous)
+	if (pass == CONTIGUOUS)
 		dx__inflate_contiguous(s, out);
+	if (pass == RECORD && dx__inflate_lazy(s, DX_LAZY_RECORD, window, WINDOW, bytes, WINDOW) < 0)
+		abort();
+	if (pass == FILL) {
+		memset(filled, 0, WINDOW);
+		if (dx__inflate_lazy(s, DX_LAZY_FILL, filled, WINDOW, bytes, (size_t)*nbytes) < 0)
+			abort();
+	}
+	int contiguous = pass == CONTIGUOUS;
 	size_t in_piece = piece[ctl & 7], out_piece = piece[(ctl >> 3) & 7];
 	size_t stop = stops[(ctl >> 6) & 3];
 	const unsigned char *in = data;
@@ -112,6 +150,8 @@ static int own_inflate(const uint8_t *data, size_t size, unsigned ctl, int conti
 	}
 	*n = produced;
 	*end = (size_t)(in - data);
+	if (pass == RECORD || pass == FILL)
+		*nbytes = dx__inflate_lazy_end(s);
 	dx__inflate_free(s);
 	return res;
 }
@@ -148,11 +188,42 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!a || !b)
 		abort();
 	size_t na, nb, ea, eb;
-	int ra = zlib_inflate(data, size, a, &na, &ea);
-	for (int contiguous = 0; contiguous < 2; contiguous++) {
-		int rb = own_inflate(data, size, ctl, contiguous, b, &nb, &eb);
+	int ra = zlib_inflate(data, size, NULL, a, &na, &ea);
+	for (int pass = PIECES; pass <= CONTIGUOUS; pass++) {
+		int rb = own_inflate(data, size, ctl, pass, b, &nb, &eb, NULL, NULL, NULL);
 		compare(ra, a, na, ea, rb, b, nb, eb);
 	}
+
+	/* After a window: recorded, then filled from what was recorded. */
+	static unsigned char bytes[WINDOW], filled[WINDOW];
+	int64_t nrec, ntook;
+	if (!window[0])
+		make_window();
+	ra = zlib_inflate(data, size, window, a, &na, &ea);
+	int rb = own_inflate(data, size, ctl, RECORD, b, &nb, &eb, bytes, &nrec, NULL);
+	compare(ra, a, na, ea, rb, b, nb, eb);
+	if (nrec < 0)
+		abort();
+	ntook = nrec;
+	int rc = own_inflate(data, size, ctl, FILL, a, &na, &ea, bytes, &ntook, filled);
+	if (rc != rb || na != nb || ea != eb || memcmp(a, b, nb) != 0) {
+		fprintf(stderr, "fuzz_inflate: a filled window gives other output than the whole one\n");
+		abort();
+	}
+	if (ntook != nrec) {
+		fprintf(stderr, "fuzz_inflate: %lld window bytes recorded, %lld taken\n", (long long)nrec,
+		        (long long)ntook);
+		abort();
+	}
+	/* The window's bytes are never 0: each taken lies at its place. */
+	int64_t placed = 0;
+	for (size_t i = 0; i < WINDOW; i++) {
+		if (filled[i] && filled[i] != window[i])
+			abort();
+		placed += filled[i] != 0;
+	}
+	if (placed != nrec)
+		abort();
 	free(a);
 	free(b);
 	return 0;

@@ -2,7 +2,8 @@
 """Writes the seeds of fuzz_inflate (tests/fuzz/seeds/inflate): raw DEFLATE
 streams made by zlib at several levels and strategies, over text, long
 repeats and random bytes, a few cut short or with a bit flipped, each after
-a control byte (see fuzz_inflate.c).  Deterministic: run it again and the
+a control byte (see fuzz_inflate.c); and a few deflated with the harness's
+window as dictionary, so that its packed-window pass has matches into it.  Deterministic: run it again and the
 files come out the same.
 
     python3 tests/fuzz/make_inflate_seeds.py tests/fuzz/seeds/inflate
@@ -14,8 +15,21 @@ import sys
 import zlib
 
 
-def deflate(data, level=6, strategy=zlib.Z_DEFAULT_STRATEGY, flush_every=0):
-    c = zlib.compressobj(level, zlib.DEFLATED, -15, 9, strategy)
+def window():
+    """fuzz_inflate.c's WINDOW: "w0 w1 ... w96 w0 ...", 32 KiB of it."""
+    out = b""
+    i = 0
+    while len(out) < 32768:
+        out += b"w%d " % (i % 97)
+        i += 1
+    return out[:32768]
+
+
+def deflate(data, level=6, strategy=zlib.Z_DEFAULT_STRATEGY, flush_every=0, zdict=None):
+    if zdict:
+        c = zlib.compressobj(level, zlib.DEFLATED, -15, 9, strategy, zdict)
+    else:
+        c = zlib.compressobj(level, zlib.DEFLATED, -15, 9, strategy)
     out = b""
     step = flush_every or len(data) or 1
     for i in range(0, len(data), step):
@@ -62,6 +76,13 @@ def main():
         b[len(b) // 3] ^= 1 << (i % 8)
         seeds.append(bytes([i * 5 & 0x7f]) + bytes(b))
         seeds.append(bytes([0x40 | i]) + s + b"trailer!")
+    # With the window as dictionary: text of its words, near and far in it.
+    w = window()
+    wtext = b" ".join(w[rng.randrange(32000):][:rng.randrange(4, 40)] for _ in range(300))
+    for level, ctl in (6, 0x00), (9, 0x47), (1, 0x25):
+        d = deflate(wtext + text[:2000] + wtext[:3000], level, zdict=w)
+        seeds.append(bytes([ctl]) + d)
+    seeds.append(bytes([0x12]) + d[:len(d) // 2])
     for seed in seeds:
         name = hashlib.sha1(seed).hexdigest()
         with open(os.path.join(outdir, name), "wb") as f:
