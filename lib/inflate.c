@@ -666,9 +666,9 @@ static void keep_history(dx_inflate *s, const unsigned char *out0, size_t n)
 {
 	/* What output overwrites in the ring is known. */
 	if (s->lazy) {
-		size_t k = n < WSIZE ? n : WSIZE;
-		for (size_t i = 0; i < k; i++)
-			s->known[(s->wnext + n - k + i) & (WSIZE - 1)] = 1;
+		size_t k = n < WSIZE - s->wnext ? n : WSIZE - s->wnext;
+		memset(s->known + s->wnext, 1, k);
+		memset(s->known, 1, (n < WSIZE ? n : WSIZE) - k);
 	}
 	if (n >= WSIZE) {
 		memcpy(s->win, out0 + n - WSIZE, WSIZE);
