@@ -33,9 +33,9 @@ static const char usage[] =
 	"                           two records (default: error)\n"
 	"      --skip-bad           skip records without an id instead of failing\n"
 	"      --span SIZE          gzip: uncompressed bytes between access points\n"
-	"                           (K, M or G suffix; default: 1M, at least 64K)\n"
-	"      --packed-windows     gzip: a smaller index (its windows about 0.7 the size)\n"
-	"                           for slower random reads (about 1.1 the time)\n"
+	"                           (K, M or G suffix; default: 896K, at least 64K)\n"
+	"      --sparse-windows     gzip: windows as version 2 of the index format kept\n"
+	"                           them, for older docdex (1.7 times the bytes)\n"
 	"      --bgzf OUT.gz        rewrite FILE as BGZF (gzip in blocks of up to 64 KiB,\n"
 	"                           most ending at records) into OUT.gz, then index that\n"
 	"      --level N            BGZF: compression level, 1 to 12 (default: 11; above 9\n"
@@ -51,7 +51,7 @@ static const char usage[] =
 	"  -h, --help               show this help\n";
 
 enum { OPT_ID_COLUMN = OPT_OWN, OPT_ID_FIELD, OPT_COLUMNS, OPT_DUPLICATES, OPT_SKIP_BAD, OPT_STATS,
-       OPT_VERIFY, OPT_SPAN, OPT_PACKED, OPT_BGZF, OPT_LEVEL };
+       OPT_VERIFY, OPT_SPAN, OPT_SPARSE, OPT_BGZF, OPT_LEVEL };
 
 /* -@ as bgzip and samtools spell it. */
 enum { OPT_THREADS = '@' };
@@ -65,7 +65,7 @@ static const struct option options[] = {
 	{ "duplicates", required_argument, NULL, OPT_DUPLICATES },
 	{ "skip-bad", no_argument, NULL, OPT_SKIP_BAD },
 	{ "span", required_argument, NULL, OPT_SPAN },
-	{ "packed-windows", no_argument, NULL, OPT_PACKED },
+	{ "sparse-windows", no_argument, NULL, OPT_SPARSE },
 	{ "bgzf", required_argument, NULL, OPT_BGZF },
 	{ "level", required_argument, NULL, OPT_LEVEL },
 	{ "threads", required_argument, NULL, OPT_THREADS },
@@ -372,8 +372,8 @@ int cmd_index(int argc, char **argv)
 				return cli_usage_error("index", "bad --span, give a size of at least 64K", optarg);
 			a.build.span = v;
 			break;
-		case OPT_PACKED:
-			a.build.packed_windows = 1;
+		case OPT_SPARSE:
+			a.build.sparse_windows = 1;
 			break;
 		case OPT_STATS:
 			a.stats = 1;

@@ -84,7 +84,7 @@ _docdex()
 {
     local commands="index get sample bench pin-test help"
     local global_opts="-h --help -V --version"
-    local index_opts="-o --output --format --id-column --id-field --columns --duplicates --skip-bad --span --packed-windows --bgzf --level -@ --threads --stats --verify -f --force -q --quiet -h --help"
+    local index_opts="-o --output --format --id-column --id-field --columns --duplicates --skip-bad --span --sparse-windows --bgzf --level -@ --threads --stats --verify -f --force -q --quiet -h --help"
     local get_opts="--field --format --position --random --seed --missing --batch --access --inflate-cache -h --help"
     local sample_opts="--queries --qrels --min-rel --run --depth --margin --weights --exclude-judged --random --run-ratio --triples --pairs -o --output --format --field --negatives --count --epochs --seed --start --rank --world-size --drop-last --strict --stats --no-readahead --access --inflate-cache -f --force -q --quiet -h --help"
     local bench_opts="--strategies --workload --batch -j --workers --threads --duration --samples --warmup --repeat --mem-limit --limit-by --inflate-cache --queries --qrels --run --depth --negatives --seed --synthetic --tmpdir --format -o --output --plot --baseline --tolerance --from -c --config --wide -f --force -q --quiet -h --help"

@@ -173,11 +173,14 @@ typedef struct dx_build_opts {
 	unsigned threads;      /* dx_bgzf_write: threads compressing blocks, 0
 	                          or 1 for one, at most DX_BGZF_MAX_THREADS; the
 	                          file is the same for any number */
-	int packed_windows;    /* gzip: store of each access point's window only
-	                          the bytes the data after it uses, without their
-	                          places, which a read finds again by inflating
-	                          32 KiB more: a smaller index (about 0.7 of the
-	                          windows), slower reads (docdex-index(5)) */
+	int sparse_windows;    /* gzip: store each access point's window sparse
+	                          (its bytes that the data after it uses at their
+	                          places, the rest zero), as version 2 of the
+	                          format did, rather than packed (those bytes
+	                          alone, deflated with a dictionary; a read finds
+	                          their places by inflating 32 KiB more):
+	                          windows 1.7 times as large, an index that older
+	                          docdex reads (docdex-index(5)) */
 } dx_build_opts;
 
 #define DX_BGZF_MAX_THREADS 256
@@ -190,7 +193,7 @@ DX_EXPORT void dx_build_opts_init_size(dx_build_opts *o, size_t size);
 #define dx_build_opts_init(o) dx_build_opts_init_size((o), sizeof(dx_build_opts))
 
 /* The default distance between access points into a gzip file. */
-#define DX_DEFAULT_SPAN (1u << 20)
+#define DX_DEFAULT_SPAN (896u << 10)
 #define DX_MIN_SPAN (1u << 16)
 
 typedef struct dx_build_report {

@@ -78,6 +78,15 @@ typedef struct dx_gzin {
 	 * the inflate's path. */
 	uint64_t span;            /* 0: no points */
 	int packed;               /* their windows packed, else sparse */
+	/* Packed windows are deflated with the first 32 KiB of the content as
+	 * dictionary (index_format.h): kept by the inflating thread, stored
+	 * as the first point's window with the first packed window. */
+	unsigned char dict[DDX_WINDOW];
+	size_t dict_len;
+	int dict_stored;
+	uint64_t npacked;         /* packed windows so far */
+	z_stream zd;              /* deflates packed windows with it */
+	int zd_init;
 	uint64_t last_point;
 	pthread_mutex_t jobs_lock;
 	struct gz_job *jobs, *jobs_last; /* queued, oldest first */
@@ -154,6 +163,9 @@ typedef struct dx_gzsrc {
 	struct dx_inflate *own;
 	struct dx_inflater *whole;
 	struct dx_inflate *unpack; /* puts packed windows' bytes in place */
+	unsigned char *dict;      /* the packed windows' dictionary, then room
+	                             for a window's bytes (read_dict) */
+	size_t dict_len;          /* once read (dict not NULL) */
 	unsigned char *blk;       /* its content, up to 64 KiB */
 	size_t blk_size;          /* its size, from its trailer */
 	size_t blk_len, blk_pos;  /* the bytes inflated, and where the next is */

@@ -84,6 +84,7 @@ void dx__gzsrc_close(dx_gzsrc *g)
 	free(g->blk);
 	dx__inflate_free(g->own);
 	dx__inflate_free(g->unpack);
+	free(g->dict);
 	dx__inflater_free(g->whole);
 	dx__raw_free(g->fast);
 	dx__buf_free(&g->out);
@@ -316,6 +317,45 @@ static int stream_from(dx_gzsrc *g, const unsigned char *window, size_t wlen, un
 	return 0;
 }
 
+/* The packed windows' dictionary, the window of the source's first point
+ * where it is flagged so (index_format.h), else none (dict_len 0), into
+ * g->dict, ending at g->dict + DDX_WINDOW: the bytes of a window go after
+ * it, and inflate with it before them as history. */
+static int read_dict(dx_gzsrc *g, dx_err *err)
+{
+	/* A byte more, for the check that a window's bytes end there. */
+	if (!(g->dict = malloc(2 * DDX_WINDOW + 1)))
+		return dx__fail_nomem(err);
+	const struct ddx_point *p = g->npts ? &g->pts[0] : NULL;
+	g->dict_len = 0;
+	if (!p || !(p->flags & DDX_POINT_DICT))
+		return 0;
+	int rc = 0;
+	const unsigned char *in = g->windows + p->window_off;
+	unsigned char *start = g->dict + DDX_WINDOW - (p->window_len <= DDX_WINDOW ? p->window_len : 0), *o = start;
+	/* Room for more, so that the stream's end is read. */
+	size_t avail = p->window_clen, room = (size_t)(g->dict + 2 * DDX_WINDOW + 1 - start);
+	if (p->window_len > DDX_WINDOW || p->window_off > g->windows_size ||
+	    p->window_clen > g->windows_size - p->window_off) {
+		rc = damaged(g, err, "bad access point");
+	} else if (g->check && g->check(g->check_ctx, p->window_off, p->window_clen, err) < 0) {
+		rc = err->code;
+	} else {
+		dx__inflate_reset(g->unpack);
+		if (dx__inflate_run(g->unpack, &in, &avail, &o, &room, 1, DX_INF_NO_STOP) != DX_INF_END || avail ||
+		    o != start + p->window_len)
+			rc = damaged(g, err, "bad dictionary");
+	}
+	if (rc) {
+		free(g->dict);
+		g->dict = NULL;
+		return rc;
+	}
+	g->dict_len = p->window_len;
+	g->inflated += g->dict_len;
+	return 0;
+}
+
 /*
  * A packed window (DDX_POINT_PACKED, index_format.h) into g->window: its
  * bytes inflated, then put in their places by inflating the output after
@@ -331,19 +371,26 @@ static int unpack_window(dx_gzsrc *g, const struct ddx_point *p, unsigned char b
 {
 	if (!g->unpack && !(g->unpack = dx__inflate_new()))
 		return dx__fail_nomem(err);
-	/* The bytes, then the output, in skip (2 * DDX_WINDOW). */
-	unsigned char *bytes = g->skip, *o = bytes;
+	if (!g->dict && read_dict(g, err) < 0)
+		return err->code;
+	if ((p->flags & DDX_POINT_DICT) && !g->dict_len)
+		return damaged(g, err, "no dictionary");
+	/* The bytes, after the dictionary, with it as history where they use
+	 * it; with room for more than a window's bytes, so that the stream's
+	 * end is read. */
+	unsigned char *bytes = g->dict + DDX_WINDOW, *o = bytes;
 	const unsigned char *in = g->windows + p->window_off;
-	size_t avail = p->window_clen, room = p->window_len;
+	size_t avail = p->window_clen, room = DDX_WINDOW + 1;
 	dx__inflate_reset(g->unpack);
-	if (dx__inflate_run(g->unpack, &in, &avail, &o, &room, 1, DX_INF_NO_STOP) != DX_INF_END || avail ||
-	    room == p->window_len)
+	dx__inflate_contiguous(g->unpack, p->flags & DDX_POINT_DICT ? bytes - g->dict_len : bytes);
+	int r = dx__inflate_run(g->unpack, &in, &avail, &o, &room, 1, DX_INF_NO_STOP);
+	size_t n = (size_t)(o - bytes);
+	if (r != DX_INF_END || avail || n == 0 || n > p->window_len)
 		return damaged(g, err, "bad window");
-	size_t n = p->window_len - room;
 	in = g->z.next_in;
 	avail = g->z.avail_in;
 	int final = g->in_off + g->in_len == g->csize;
-	o = g->skip + DDX_WINDOW;
+	o = g->skip;
 	room = DDX_WINDOW;
 	dx__inflate_reset(g->unpack);
 	if (p->bits)
@@ -351,7 +398,7 @@ static int unpack_window(dx_gzsrc *g, const struct ddx_point *p, unsigned char b
 	memset(g->window, 0, p->window_len);
 	if (dx__inflate_lazy(g->unpack, DX_LAZY_FILL, g->window, p->window_len, bytes, n) < 0)
 		return dx__fail_nomem(err);
-	int r = dx__inflate_run(g->unpack, &in, &avail, &o, &room, final, DX_INF_NO_STOP);
+	r = dx__inflate_run(g->unpack, &in, &avail, &o, &room, final, DX_INF_NO_STOP);
 	if (dx__inflate_lazy_end(g->unpack) != (int64_t)n || r < 0 || (room && r != DX_INF_END))
 		return damaged(g, err, "bad window");
 	g->inflated += n + DDX_WINDOW - room;

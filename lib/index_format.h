@@ -110,6 +110,9 @@ struct ddx_source {
  * order the output after the point first refers to them: a reader finds
  * their places by inflating that output (inflate.h, dx__inflate_lazy),
  * from at most DDX_PACK_INPUT compressed bytes from the point's first.
+ * A packed window flagged DDX_POINT_DICT is deflated with a preset
+ * dictionary, the first 32 KiB of the content, stored as the window of the
+ * source's first point (a member point at 0, flagged DDX_POINT_DICT too).
  */
 struct ddx_point {
 	uint64_t uoff;
@@ -123,6 +126,7 @@ struct ddx_point {
 
 #define DDX_POINT_MEMBER 1
 #define DDX_POINT_PACKED 2
+#define DDX_POINT_DICT 4
 #define DDX_PACK_INPUT 61440
 #define DDX_WINDOW 32768
 

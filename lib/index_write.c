@@ -453,7 +453,7 @@ int dx_index_build(const char *const *files, size_t nfiles, const char *out_path
 		return dx__fail_nomem(err);
 	b.nsrc = nfiles;
 	dx_scan scan = { .pm = &b.pm, .detect = opts->format == DX_FMT_AUTO, .complete = 1,
-	                 .span = opts->span ? opts->span : DX_DEFAULT_SPAN, .packed = opts->packed_windows,
+	                 .span = opts->span ? opts->span : DX_DEFAULT_SPAN, .packed = !opts->sparse_windows,
 	                 .on_record = on_record, .ctx = &b,
 	                 .progress = opts->progress, .progress_ctx = opts->progress_ctx };
 	if (scan.span < DX_MIN_SPAN) {

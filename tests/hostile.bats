@@ -129,7 +129,9 @@ lying_index() {
 	size=$(stat -c %s c.tsv.gz)
 	# More content than deflate can expand the file to (1032 to 1).
 	lying_index gz.ddx c.tsv.gz 2999 source.0.usize $((size * 1032 + 1032)) "$(printf "$damaged" "bad sources section")"
-	lying_index gz.ddx c.tsv.gz 2999 source.0.npoints 2 "$(printf "$damaged" "bad sources section")"
+	lying_index gz.ddx c.tsv.gz 2999 source.0.npoints \
+		$(($(dx index --stats gz.ddx | awk -F'\t' '$1 == "source" { print $9 }') + 1)) \
+		"$(printf "$damaged" "bad sources section")"
 	lying_index gz.ddx c.tsv.gz 2999 point.0.coff $((size + 1)) "$(printf "$damaged" "access points out of order")"
 	# A size deflate allows but the file does not hold: found on reading.
 	cp gz.ddx c.tsv.gz.ddx
@@ -143,27 +145,34 @@ lying_index() {
 	equals "$(dx get c.tsv.gz 2999)" "$(tail -n 1 c.tsv)"
 }
 
-@test "a gzip index whose packed windows lie, and indexes of other format versions" {
-	"$DX_SYNTH" --count 3000 -o c.tsv
+@test "a gzip index whose packed windows or their dictionary lie, and indexes of other format versions" {
+	# Enough points that the later packed windows use the dictionary.
+	"$DX_SYNTH" --count 20000 -o c.tsv
 	gzip -k c.tsv
-	dx index -q --span 64K --packed-windows c.tsv.gz
+	dx index -q --span 64K c.tsv.gz
 	mv c.tsv.gz.ddx gz.ddx
 	local damaged="cannot read the gzip corpus through its index (%s): 'c.tsv.gz'" last
-	# The last point: record 2999 is read through it.
+	# The last point: record 19999 is read through it.
 	last=$(($(dx index --stats gz.ddx | awk -F'\t' '$1 == "source" { print $9 }') - 1))
-	[ "$last" -ge 3 ]
+	[ "$last" -ge 20 ]
 	# A packed window read as a sparse one, too short for its bytes, cut
 	# short; and a point both a member's start and packed.
-	lying_index gz.ddx c.tsv.gz 2999 point.$last.flags 0 "$(printf "$damaged" "bad window")"
-	lying_index gz.ddx c.tsv.gz 2999 point.$last.window_len 100 "$(printf "$damaged" "bad window")"
-	lying_index gz.ddx c.tsv.gz 2999 point.$last.window_clen 50 "$(printf "$damaged" "bad window")"
-	lying_index gz.ddx c.tsv.gz 2999 point.$last.flags 3 "$(printf "$damaged" "bad access point")"
+	lying_index gz.ddx c.tsv.gz 19999 point.$last.flags 0 "$(printf "$damaged" "bad window")"
+	lying_index gz.ddx c.tsv.gz 19999 point.$last.window_len 100 "$(printf "$damaged" "bad window")"
+	lying_index gz.ddx c.tsv.gz 19999 point.$last.window_clen 50 "$(printf "$damaged" "bad window")"
+	lying_index gz.ddx c.tsv.gz 19999 point.$last.flags 3 "$(printf "$damaged" "bad access point")"
+	# Their dictionary, the first point's window: cut short, or not
+	# flagged as one; and a packed window that uses it said not to (its
+	# bytes then refer to what is not there).
+	lying_index gz.ddx c.tsv.gz 19999 point.0.window_clen 50 "$(printf "$damaged" "bad dictionary")"
+	lying_index gz.ddx c.tsv.gz 19999 point.0.flags 1 "$(printf "$damaged" "no dictionary")"
+	lying_index gz.ddx c.tsv.gz 19999 point.$last.flags 2 "$(printf "$damaged" "bad window")"
 	# Version 2, which had no packed windows, is read; 1 and 4 are not.
 	cp gz.ddx c.tsv.gz.ddx
 	"$DX_POKE" c.tsv.gz.ddx version 2
-	equals "$(dx get c.tsv.gz 0 2999)" "$(sed -n '1p;$p' c.tsv)"
+	equals "$(dx get c.tsv.gz 0 19999)" "$(sed -n '1p;$p' c.tsv)"
 	for v in 1 4; do
-		lying_index gz.ddx c.tsv.gz 2999 version $v \
+		lying_index gz.ddx c.tsv.gz 19999 version $v \
 			"index format version $v, this docdex reads versions 2 to 3: rebuild it: 'c.tsv.gz.ddx'"
 	done
 }

@@ -57,7 +57,7 @@ typedef struct scanned {
 	dx_err err;
 } scanned;
 
-/* Whether scan packs the windows (dx_build_opts.packed_windows). */
+/* Whether scan packs the windows (not dx_build_opts.sparse_windows). */
 static int packing;
 
 /* Decompresses a whole file through dx_gzin, laying points every span. */
@@ -179,11 +179,15 @@ static void single_member(void)
 		CHECK(!packing || n == npoints);
 		npoints = n;
 		CHECK(p[0].uoff == 0 && (p[0].flags & DDX_POINT_MEMBER));
+		/* The dictionary is the first point's window. */
+		CHECK(n > 16 && p[0].flags == (packing ? DDX_POINT_MEMBER | DDX_POINT_DICT : DDX_POINT_MEMBER));
+		CHECK(!packing || p[0].window_len == DDX_WINDOW);
 		uint64_t full = 0;
 		for (uint64_t i = 1; i < n; i++) {
 			CHECK(p[i].uoff - p[i - 1].uoff >= 256 << 10);
-			CHECK(p[i].flags == (packing ? DDX_POINT_PACKED : 0) && p[i].bits < 8 &&
-			      p[i].window_len == DDX_WINDOW);
+			/* Packed, and from the 16th on with the dictionary. */
+			uint8_t want = packing ? DDX_POINT_PACKED | (i >= 16 ? DDX_POINT_DICT : 0) : 0;
+			CHECK(p[i].flags == want && p[i].bits < 8 && p[i].window_len == DDX_WINDOW);
 			stored[packing] += p[i].window_clen;
 			full += compressBound(DDX_WINDOW) / 3;
 		}
