@@ -123,6 +123,25 @@ serves_like_plain() {
 	done
 }
 
+@test "packed windows with their dictionaries, two gzip files in one index" {
+	# Enough points in each (span 64K) that the later windows use the
+	# file's dictionary; the second file's windows lie after the first's.
+	"$DX_SYNTH" --count 10000 --seed 4 -o a.tsv
+	"$DX_SYNTH" --count 10000 --seed 5 -o b.tsv
+	sed -i 's/^/b/' b.tsv
+	gzip -k a.tsv b.tsv
+	dx index -q --span 64K -o ab.ddx a.tsv.gz b.tsv.gz
+	[ "$(dx index --stats ab.ddx | awk -F'\t' '$1 == "source" && $9 > 16' | wc -l)" -eq 2 ]
+	cat a.tsv b.tsv > ab.tsv
+	dx index -q ab.tsv
+	cut -f1 ab.tsv | shuf --random-source=<(yes) | head -n 4000 > ids
+	dx get ab.tsv < ids > want
+	dx get ab.ddx < ids > got
+	cmp got want
+	run dx index --verify ab.ddx
+	status_is 0
+}
+
 @test "every format gzipped, in place, with stats telling what the file is" {
 	for layout in tsv jsonl-v2 beir trec; do
 		"$DX_SYNTH" --kind documents --layout $layout --count 300 -o c.$layout
