@@ -80,10 +80,10 @@ typedef struct dx_gzin {
 	int packed;               /* their windows packed, else sparse */
 	/* Packed windows are deflated with the first 32 KiB of the content as
 	 * dictionary (index_format.h): kept by the inflating thread, stored
-	 * as the first point's window with the first packed window. */
+	 * as the first point's window with the first packed window that uses
+	 * it. */
 	unsigned char dict[DDX_WINDOW];
 	size_t dict_len;
-	int dict_stored;
 	uint64_t npacked;         /* packed windows so far */
 	z_stream zd;              /* deflates packed windows with it */
 	int zd_init;

@@ -317,6 +317,32 @@ static int stream_from(dx_gzsrc *g, const unsigned char *window, size_t wlen, un
 	return 0;
 }
 
+/* Whether point p's window lies within the windows section and is no
+ * longer than a window. */
+static int window_fits(const dx_gzsrc *g, const struct ddx_point *p)
+{
+	return p->window_len <= DDX_WINDOW && p->window_off <= g->windows_size &&
+	       p->window_clen <= g->windows_size - p->window_off;
+}
+
+/* Inflates point p's window (its whole deflate stream) by g->unpack into
+ * out, with room bytes there, after history from base on (NULL: none):
+ * the bytes it gave, or -1 when the stream is bad, longer than room or not
+ * all of window_clen. */
+static int64_t own_window(dx_gzsrc *g, const struct ddx_point *p, unsigned char *base, unsigned char *out,
+                          size_t room)
+{
+	const unsigned char *in = g->windows + p->window_off;
+	unsigned char *o = out;
+	size_t avail = p->window_clen;
+	dx__inflate_reset(g->unpack);
+	if (base)
+		dx__inflate_contiguous(g->unpack, base);
+	if (dx__inflate_run(g->unpack, &in, &avail, &o, &room, 1, DX_INF_NO_STOP) != DX_INF_END || avail)
+		return -1;
+	return o - out;
+}
+
 /* The packed windows' dictionary, the window of the source's first point
  * where it is flagged so (index_format.h), else none (dict_len 0), into
  * g->dict, ending at g->dict + DDX_WINDOW: the bytes of a window go after
@@ -331,19 +357,14 @@ static int read_dict(dx_gzsrc *g, dx_err *err)
 	if (!p || !(p->flags & DDX_POINT_DICT))
 		return 0;
 	int rc = 0;
-	const unsigned char *in = g->windows + p->window_off;
-	unsigned char *start = g->dict + DDX_WINDOW - (p->window_len <= DDX_WINDOW ? p->window_len : 0), *o = start;
-	/* Room for more, so that the stream's end is read. */
-	size_t avail = p->window_clen, room = (size_t)(g->dict + 2 * DDX_WINDOW + 1 - start);
-	if (p->window_len > DDX_WINDOW || p->window_off > g->windows_size ||
-	    p->window_clen > g->windows_size - p->window_off) {
+	if (!window_fits(g, p)) {
 		rc = damaged(g, err, "bad access point");
 	} else if (g->check && g->check(g->check_ctx, p->window_off, p->window_clen, err) < 0) {
 		rc = err->code;
 	} else {
-		dx__inflate_reset(g->unpack);
-		if (dx__inflate_run(g->unpack, &in, &avail, &o, &room, 1, DX_INF_NO_STOP) != DX_INF_END || avail ||
-		    o != start + p->window_len)
+		/* With room for more, so that the stream's end is read. */
+		unsigned char *start = g->dict + DDX_WINDOW - p->window_len;
+		if (own_window(g, p, NULL, start, (size_t)(g->dict + 2 * DDX_WINDOW + 1 - start)) != p->window_len)
 			rc = damaged(g, err, "bad dictionary");
 	}
 	if (rc) {
@@ -378,27 +399,23 @@ static int unpack_window(dx_gzsrc *g, const struct ddx_point *p, unsigned char b
 	/* The bytes, after the dictionary, with it as history where they use
 	 * it; with room for more than a window's bytes, so that the stream's
 	 * end is read. */
-	unsigned char *bytes = g->dict + DDX_WINDOW, *o = bytes;
-	const unsigned char *in = g->windows + p->window_off;
-	size_t avail = p->window_clen, room = DDX_WINDOW + 1;
-	dx__inflate_reset(g->unpack);
-	dx__inflate_contiguous(g->unpack, p->flags & DDX_POINT_DICT ? bytes - g->dict_len : bytes);
-	int r = dx__inflate_run(g->unpack, &in, &avail, &o, &room, 1, DX_INF_NO_STOP);
-	size_t n = (size_t)(o - bytes);
-	if (r != DX_INF_END || avail || n == 0 || n > p->window_len)
+	unsigned char *bytes = g->dict + DDX_WINDOW;
+	unsigned char *base = p->flags & DDX_POINT_DICT ? bytes - g->dict_len : bytes;
+	int64_t got = own_window(g, p, base, bytes, DDX_WINDOW + 1);
+	if (got <= 0 || got > p->window_len)
 		return damaged(g, err, "bad window");
-	in = g->z.next_in;
-	avail = g->z.avail_in;
+	size_t n = (size_t)got;
+	const unsigned char *in = g->z.next_in;
+	size_t avail = g->z.avail_in, room = DDX_WINDOW;
+	unsigned char *o = g->skip;
 	int final = g->in_off + g->in_len == g->csize;
-	o = g->skip;
-	room = DDX_WINDOW;
 	dx__inflate_reset(g->unpack);
 	if (p->bits)
 		dx__inflate_prime(g->unpack, p->bits, byte >> (8 - p->bits));
 	memset(g->window, 0, p->window_len);
 	if (dx__inflate_lazy(g->unpack, DX_LAZY_FILL, g->window, p->window_len, bytes, n) < 0)
 		return dx__fail_nomem(err);
-	r = dx__inflate_run(g->unpack, &in, &avail, &o, &room, final, DX_INF_NO_STOP);
+	int r = dx__inflate_run(g->unpack, &in, &avail, &o, &room, final, DX_INF_NO_STOP);
 	if (dx__inflate_lazy_end(g->unpack) != (int64_t)n || r < 0 || (room && r != DX_INF_END))
 		return damaged(g, err, "bad window");
 	g->inflated += n + DDX_WINDOW - room;
@@ -413,9 +430,7 @@ static int start_at(dx_gzsrc *g, uint64_t i, dx_err *err)
 	g->in_block = 0;
 	g->in_fast = 0;
 	int packed = (p->flags & DDX_POINT_PACKED) != 0;
-	if (p->uoff > g->usize || p->window_len > DDX_WINDOW || p->bits > 7 ||
-	    (p->bits && p->coff == 0) || p->window_off > g->windows_size ||
-	    p->window_clen > g->windows_size - p->window_off ||
+	if (p->uoff > g->usize || !window_fits(g, p) || p->bits > 7 || (p->bits && p->coff == 0) ||
 	    (packed && ((p->flags & DDX_POINT_MEMBER) || !p->window_len)))
 		return damaged(g, err, "bad access point");
 	if (p->flags & DDX_POINT_MEMBER) {

@@ -158,6 +158,19 @@ static int gz_error(dx_gzin *g, dx_err *err, const char *what)
 	                (unsigned long long)cpos(g));
 }
 
+/* Starts decoder s at a point whose compressed bytes are comp (avail of
+ * them at *in): its first bits bits of comp[0] primed, *in past them. */
+static void own_at_point(dx_inflate *s, const unsigned char *comp, unsigned bits, const unsigned char **in,
+                         size_t *avail)
+{
+	dx__inflate_reset(s);
+	if (bits) {
+		dx__inflate_prime(s, bits, comp[0] >> (8 - bits));
+		++*in;
+		--*avail;
+	}
+}
+
 /* Inflates from point pt with the given window into g->scratch + 3 * DDX_WINDOW,
  * as much as after_len bytes: the count produced.  By docdex's decoder where
  * it serves, with the window copied in before the output, else by zlib
@@ -172,13 +185,8 @@ static size_t trial(dx_gzin *g, const unsigned char *comp, size_t clen, unsigned
 		unsigned char *o = out;
 		size_t avail = clen, room = want;
 		memcpy(out - wlen, window, wlen);
-		dx__inflate_reset(g->wown);
+		own_at_point(g->wown, comp, bits, &in, &avail);
 		dx__inflate_contiguous(g->wown, out - wlen);
-		if (bits) {
-			dx__inflate_prime(g->wown, bits, comp[0] >> (8 - bits));
-			in++;
-			avail--;
-		}
 		dx__inflate_run(g->wown, &in, &avail, &o, &room, 1, DX_INF_NO_STOP);
 		return want - room;
 	}
@@ -288,8 +296,8 @@ static int store_packed(dx_gzin *g, struct ddx_point *pt, const unsigned char *b
 	pt->flags |= DDX_POINT_PACKED;
 	if (++g->npacked < DICT_AFTER)
 		return store_point(g, pt, bytes, len, err);
-	struct ddx_point *first = (struct ddx_point *)g->points.p;
-	if (!g->dict_stored) {
+	if (g->npacked == DICT_AFTER) {
+		struct ddx_point *first = (struct ddx_point *)g->points.p;
 		if (!g->points.len || first->uoff != 0 || !(first->flags & DDX_POINT_MEMBER) ||
 		    g->dict_len != DDX_WINDOW)
 			return dx__fail(err, DX_EINVAL, 0, g->path, "internal error: no dictionary for packed windows");
@@ -297,12 +305,10 @@ static int store_packed(dx_gzin *g, struct ddx_point *pt, const unsigned char *b
 		size_t n = deflate_dict(g, g->dict, g->dict_len, 0);
 		if (!n)
 			return dx__fail_nomem(err);
-		first = (struct ddx_point *)g->points.p;
 		first->window_off = off;
 		first->window_clen = (uint32_t)n;
 		first->window_len = (uint16_t)g->dict_len;
 		first->flags |= DDX_POINT_DICT;
-		g->dict_stored = 1;
 	}
 	pt->window_off = g->windows.len;
 	pt->flags |= DDX_POINT_DICT;
@@ -323,12 +329,7 @@ static int64_t lazy_trial(dx_inflate *s, const unsigned char *comp, size_t clen,
 {
 	const unsigned char *in = comp;
 	size_t avail = clen, room = want;
-	dx__inflate_reset(s);
-	if (bits) {
-		dx__inflate_prime(s, bits, comp[0] >> (8 - bits));
-		in++;
-		avail--;
-	}
+	own_at_point(s, comp, bits, &in, &avail);
 	if (dx__inflate_lazy(s, mode, window, wlen, bytes, len) < 0)
 		return -1;
 	dx__inflate_run(s, &in, &avail, &out, &room, 1, DX_INF_NO_STOP);
