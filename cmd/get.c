@@ -79,8 +79,9 @@ typedef struct getter {
 	size_t nitems;
 	uint64_t *pos;       /* the positions found, for dx_corpus_records */
 	dx_record *recs;
-	const char **ids;    /* the batch's ids, for dx_corpus_prefetch_ids */
+	const char **ids;    /* the batch's ids, for dx_corpus_find_many, */
 	size_t *lens;
+	uint64_t *idpos;     /* and what it found */
 } getter;
 
 static void fail(getter *g)
@@ -184,8 +185,9 @@ static void flush(getter *g)
 			g->ids[nids] = g->items[i].s;
 			g->lens[nids++] = g->items[i].n;
 		}
-	dx_corpus_prefetch_ids(g->c, g->ids, g->lens, nids);
-	for (size_t i = 0; i < g->nitems && !g->stop; i++) {
+	if (nids && dx_corpus_find_many(g->c, g->ids, g->lens, nids, g->idpos, &g->err) < 0)
+		fail(g);
+	for (size_t i = 0, k = 0; i < g->nitems && !g->stop; i++) {
 		item *it = &g->items[i];
 		if (it->s && g->by_position) {
 			/* Digits past 64 bits are a position too, beyond any corpus. */
@@ -194,10 +196,8 @@ static void flush(getter *g)
 			it->state = r == -1 ? NOT_A_POSITION : r == 0 && v < dx_corpus_count(g->c) ? FOUND : BEYOND;
 			it->pos = v;
 		} else if (it->s) {
-			int r = dx_corpus_find(g->c, it->s, it->n, &it->pos, &g->err);
-			if (r < 0)
-				fail(g);
-			it->state = r == 1 ? FOUND : MISSING;
+			it->pos = g->idpos[k++];
+			it->state = it->pos == DX_NOT_FOUND ? MISSING : FOUND;
 		}
 		if (it->state == FOUND)
 			g->pos[found++] = it->pos;
@@ -357,7 +357,8 @@ int cmd_get(int argc, char **argv)
 	g.recs = malloc(g.batch * sizeof *g.recs);
 	g.ids = malloc(g.batch * sizeof *g.ids);
 	g.lens = malloc(g.batch * sizeof *g.lens);
-	if (!g.items || !g.pos || !g.recs || !g.ids || !g.lens || out_open(&g.o, STDOUT_FILENO) < 0) {
+	g.idpos = malloc(g.batch * sizeof *g.idpos);
+	if (!g.items || !g.pos || !g.recs || !g.ids || !g.lens || !g.idpos || out_open(&g.o, STDOUT_FILENO) < 0) {
 		cli_error("get", "out of memory", NULL);
 		g.status = EXIT_FAIL;
 	} else if (random) {
@@ -383,6 +384,7 @@ int cmd_get(int argc, char **argv)
 	free(g.pos);
 	free(g.recs);
 	free(g.ids);
+	free(g.idpos);
 	free(g.lens);
 	dx_fields_free(g.fields);
 	dx_corpus_close(g.c);

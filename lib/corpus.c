@@ -476,6 +476,29 @@ int dx_corpus_find(dx_corpus *c, const char *id, size_t len, uint64_t *pos, dx_e
 	return rc;
 }
 
+static int find_many(dx_corpus *c, const char *const *ids, const size_t *lens, size_t n, uint64_t *pos,
+                     dx_err *err)
+{
+	if (n > 1)
+		dx__index_prefetch_ids(c->ix, ids, lens, n);
+	for (size_t i = 0; i < n; i++) {
+		int r = dx__index_find(c->ix, ids[i], lens[i], &pos[i], err);
+		if (r < 0)
+			return r;
+		if (r == 0)
+			pos[i] = DX_NOT_FOUND;
+	}
+	return 0;
+}
+
+int dx_corpus_find_many(dx_corpus *c, const char *const *ids, const size_t *lens, size_t n, uint64_t *pos,
+                        dx_err *err)
+{
+	int rc;
+	DX__GUARDED(rc, c, NULL, err, find_many(c, ids, lens, n, pos, err));
+	return rc;
+}
+
 void dx_corpus_prefetch_ids(dx_corpus *c, const char *const *ids, const size_t *lens, size_t n)
 {
 	/* The slots and checkpoints are read to find what to ask for: a
@@ -499,6 +522,13 @@ static int via_map(const dx_corpus *c)
 	return c->access == DX_ACCESS_MMAP || dx_corpus_in_memory(c);
 }
 
+/* Where a plain source's bytes at off lie in its mapping ("" for an empty
+ * file, which has none). */
+static const char *mapped_at(const csource *s, uint64_t off)
+{
+	return s->map ? s->map + off : "";
+}
+
 int dx__corpus_bytes(dx_corpus *c, uint32_t file, uint64_t off, uint64_t len, const char **data,
                      dx_err *err)
 {
@@ -509,7 +539,7 @@ int dx__corpus_bytes(dx_corpus *c, uint32_t file, uint64_t off, uint64_t len, co
 		return dx__gzsrc_read(s->gz, off, len, data, err);
 	}
 	if (!len || via_map(c)) {
-		*data = s->map ? s->map + off : "";
+		*data = mapped_at(s, off);
 		return 0;
 	}
 	c->single.len = 0;
@@ -577,6 +607,22 @@ int dx_corpus_copy(dx_corpus *c, const dx_record *rec, void *dst, dx_err *err)
 	return rc;
 }
 
+static int copy_many(const dx_record *recs, size_t n, char *dst)
+{
+	/* An empty record copies nothing: dst may be NULL then. */
+	for (size_t i = 0; i < n; dst += recs[i++].len)
+		if (recs[i].len)
+			copy(&recs[i], dst);
+	return 0;
+}
+
+int dx_corpus_copy_many(dx_corpus *c, const dx_record *recs, size_t n, void *dst, dx_err *err)
+{
+	int rc;
+	DX__GUARDED(rc, c, NULL, err, copy_many(recs, n, dst));
+	return rc;
+}
+
 /* Whether record r ends where its format ends a record and before the
  * next record of its file starts. */
 static int ends_right(dx_corpus *c, const dx_record *r, dx_err *err)
@@ -599,13 +645,13 @@ static int ends_right(dx_corpus *c, const dx_record *r, dx_err *err)
 static int check_ids(dx_corpus *c, const dx_record *recs, size_t n, dx_err *err)
 {
 	for (size_t i = 0; i < n; i++) {
-		const char *want, *got, *why = NULL, *wrong = "does not hold its id";
-		size_t want_len, got_len;
-		if (dx__index_id(c->ix, recs[i].pos, &want, &want_len, err) < 0)
-			return err->code;
+		const char *got, *why = NULL, *wrong = "does not hold its id";
+		size_t got_len;
 		c->scratch.len = 0;
 		int rc = c->ops->id(c->pm, recs[i].data, recs[i].len, &c->scratch, &got, &got_len, &why);
-		if (rc == 0 && got_len == want_len && memcmp(got, want, want_len) == 0) {
+		if (rc == 0 && (rc = dx__index_is_id(c->ix, recs[i].pos, got, got_len, err)) < 0)
+			return rc;
+		if (rc == 1) {
 			if ((rc = ends_right(c, &recs[i], err)) < 0)
 				return rc;
 			if (rc == 1)
@@ -796,8 +842,10 @@ static int records(dx_corpus *c, const uint64_t *pos, size_t n, dx_record *recs,
 	int map = batch_via_map(c, pos, n);
 	/* The entries of a batch of random positions miss the cache each:
 	 * asked for together, they wait on memory together. */
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		dx__index_prefetch(c->ix, pos[i]);
+		dx__index_prefetch(c->ix, pos[i] + 1);
+	}
 	int all_stable = 1;
 	for (size_t i = 0; i < n; i++) {
 		struct order *o = &c->order[i];
@@ -835,9 +883,7 @@ static int records(dx_corpus *c, const uint64_t *pos, size_t n, dx_record *recs,
 		}
 		const csource *s = &c->src[o->file];
 		if (recs[o->i].stable) {
-			if (dx__corpus_bytes(c, o->file, o->file_off, o->len, &data, err) < 0)
-				return err->code;
-			recs[o->i].data = data;
+			recs[o->i].data = data = mapped_at(s, o->file_off);
 			fault_in(data, o->len);
 			k++;
 			continue;

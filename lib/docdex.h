@@ -419,6 +419,21 @@ DX_EXPORT uint64_t dx_corpus_inflated(const dx_corpus *c);
 DX_EXPORT DX_MUST_CHECK int dx_corpus_find(dx_corpus *c, const char *id, size_t len,
                                  uint64_t *pos, dx_err *err);
 
+/* The position dx_corpus_find_many gives an id that no record has. */
+#define DX_NOT_FOUND UINT64_MAX
+
+/*
+ * Finds the records of ids[0..n) (lens[i] bytes each), as dx_corpus_find
+ * does each, in one call: pos[i] the position of ids[i], or DX_NOT_FOUND.
+ * The lookups of the batch wait on memory together (as after
+ * dx_corpus_prefetch_ids), and the batch is one call under the SIGBUS
+ * guard, not one per id.  Returns 0, or DX_ECORRUPT or DX_ESTALE (pos then
+ * undefined).
+ */
+DX_EXPORT DX_MUST_CHECK int dx_corpus_find_many(dx_corpus *c, const char *const *ids,
+                                                const size_t *lens, size_t n, uint64_t *pos,
+                                                dx_err *err);
+
 typedef struct dx_record {
 	uint64_t pos;         /* 0-based position in corpus order */
 	const char *data;     /* the raw record */
@@ -445,6 +460,11 @@ DX_EXPORT DX_MUST_CHECK int dx_corpus_record(dx_corpus *c, uint64_t pos, dx_reco
  * process if its file is cut short after dx_corpus_record.  Returns 0 or
  * DX_ESTALE. */
 DX_EXPORT DX_MUST_CHECK int dx_corpus_copy(dx_corpus *c, const dx_record *rec, void *dst, dx_err *err);
+/* Copies the bytes of recs[0..n) one after another to dst (room for the
+ * sum of their lengths), as dx_corpus_copy copies each, in one call under
+ * the guard.  Returns 0 or DX_ESTALE. */
+DX_EXPORT DX_MUST_CHECK int dx_corpus_copy_many(dx_corpus *c, const dx_record *recs, size_t n, void *dst,
+                                                dx_err *err);
 
 /*
  * Reads n records at once, recs[i] for pos[i].  Records of gzip sources are
@@ -817,10 +837,11 @@ DX_EXPORT void dx_output_abort(dx_output *f);
 /*
  * Installs, once per process (later calls return 0 at once), a SIGBUS
  * handler that fails the docdex call that faulted instead of the process.
- * A SIGBUS in the thread running dx_corpus_find, dx_corpus_id,
- * dx_corpus_record, dx_corpus_records, dx_corpus_copy,
- * dx_corpus_check_ids, dx_corpus_fields, dx_corpus_verify or
- * dx_index_check (and through them dx_sampler_next and dx_sampler_doc_id),
+ * A SIGBUS in the thread running dx_corpus_find, dx_corpus_find_many,
+ * dx_corpus_id, dx_corpus_record, dx_corpus_records, dx_corpus_copy,
+ * dx_corpus_copy_many, dx_corpus_check_ids, dx_corpus_fields,
+ * dx_corpus_verify or dx_index_check (and through them dx_sampler_next
+ * and dx_sampler_doc_id),
  * at an address in that corpus's or index's mappings, makes the call
  * return DX_ESTALE ("a corpus or index file could not be read where it was
  * mapped: ..."); the corpus is then good only for dx_corpus_close.  Any

@@ -23,6 +23,8 @@ int dx__index_record(dx_index *ix, uint64_t pos, uint32_t *file, uint64_t *off, 
 
 /* The id of record pos, valid until the next call on ix. */
 int dx__index_id(dx_index *ix, uint64_t pos, const char **id, size_t *len, dx_err *err);
+/* Whether id (len bytes) is record pos's: 1, 0, or an error. */
+int dx__index_is_id(dx_index *ix, uint64_t pos, const char *id, size_t len, dx_err *err);
 
 /* The access points of gzip source src (checked), and the windows section. */
 int dx__index_points(dx_index *ix, uint32_t src, const struct ddx_point **pts, uint64_t *n,

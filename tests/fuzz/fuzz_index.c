@@ -133,11 +133,20 @@ static void corpus_lookups(const char *path)
 	for (size_t i = 0; i < sizeof absent / sizeof *absent; i++)
 		lens[i] = strlen(absent[i]);
 	dx_corpus_prefetch_ids(c, absent, lens, sizeof absent / sizeof *absent);
+	uint64_t found[sizeof absent / sizeof *absent];
 	for (size_t i = 0; i < sizeof absent / sizeof *absent; i++) {
 		uint64_t p;
-		if (dx_corpus_find(c, absent[i], strlen(absent[i]), &p, &err) == 1 && p >= n)
+		int r = dx_corpus_find(c, absent[i], strlen(absent[i]), &p, &err);
+		if (r == 1 && p >= n)
 			abort();
+		found[i] = r == 1 ? p : r == 0 ? DX_NOT_FOUND : 0;
 	}
+	/* The same as a batch: each position as found one at a time. */
+	uint64_t many[sizeof absent / sizeof *absent];
+	if (dx_corpus_find_many(c, absent, lens, sizeof absent / sizeof *absent, many, &err) == 0)
+		for (size_t i = 0; i < sizeof absent / sizeof *absent; i++)
+			if (many[i] != found[i])
+				abort();
 
 	/* The text of the first records, and a selection of fields named as
 	 * the corpus's format names them. */
