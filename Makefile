@@ -241,6 +241,10 @@ FUZZ_INPUTS = $$(find tests/fuzz/seeds/$$n tests/fuzz/regress/$$n -type f 2>/dev
 
 FUZZ_COMMON = $(B)/tests/fuzz/fuzz.o $(B)/tests/fuzz/ddx_repair.o
 
+# The Python package's decoder of documents is plain C: its harness links
+# it in.
+$(B)/tests/fuzz/replay/utf8 $(B)/tests/fuzz/bin/utf8: $(B)/python/src/utf8.o
+
 $(B)/tests/fuzz/replay/%: $(B)/tests/fuzz/fuzz_%.o $(B)/tests/fuzz/replay.o $(FUZZ_COMMON) $(LIBDXB) $(LIBDX)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(filter-out $(LIBDXB) $(LIBDX),$^) $(LIBDXB) $(LIBDX) $(LDLIBS)

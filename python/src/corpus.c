@@ -1,7 +1,9 @@
 /* corpus.c: docdex.Corpus, opening, closing, pickling and locking. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "pydocdex.h"
+#include "utf8.h"
 
 pthread_mutex_t *dx_py_lock_new(void)
 {
@@ -83,6 +85,14 @@ PyObject *text_object(const char *s, size_t n, int as_bytes)
 	if (as_bytes)
 		return PyBytes_FromStringAndSize(s, (Py_ssize_t)n);
 	return PyUnicode_DecodeUTF8(s, (Py_ssize_t)n, "surrogateescape");
+}
+
+PyObject *dx_py_str(const char *units, size_t n, uint32_t maxchar)
+{
+	PyObject *o = PyUnicode_New((Py_ssize_t)n, (Py_UCS4)maxchar);
+	if (o && n)
+		memcpy(PyUnicode_DATA(o), units, n * dx_py_utf8_width(maxchar));
+	return o;
 }
 
 PyObject *id_bytes(PyObject *id)

@@ -15,14 +15,17 @@
  * then at buf + span[i].off.
  */
 typedef struct dx_py_span {
-	size_t off, len;
+	size_t off, len;        /* len: bytes, or code points with maxchar */
+	uint32_t maxchar;       /* with decode: the kind of str the units at
+	                           off make (utf8.h); 0: the text's bytes */
 	const char *mapped;     /* with keep_mapped: where the text lies in a
 	                           plain file's mapping (not copied), or NULL */
 } dx_py_span;
 
 typedef struct dx_py_texts {
-	dx_record *rec;         /* room for cap records and spans */
-	dx_py_span *span;
+	dx_record *rec;         /* room for cap records, spans and texts to */
+	dx_py_span *span;       /* copy */
+	dx_record *copy;
 	size_t cap, n;
 	char *buf;              /* the texts, one after another */
 	size_t used, bufcap;
@@ -30,6 +33,8 @@ typedef struct dx_py_texts {
 	                           (dx_py_corpus_plain), set by the owner */
 	int keep_mapped;        /* leave texts that lie in the mapping there
 	                           (for views), set by the owner per call */
+	int decode;             /* decode each text into a str's units (for
+	                           str), set by the owner per call */
 } dx_py_texts;
 
 /* What a document is made into: str, bytes, or a memoryview. */
@@ -131,6 +136,9 @@ int dx_py_access(const char *name);
 /* Text of a record for Python: bytes, or str decoded as UTF-8 with
  * surrogateescape (so that any bytes come back through str.encode). */
 PyObject *text_object(const char *s, size_t n, int as_bytes);
+/* The str of n code points of kind maxchar decoded by dx_py_utf8_decode
+ * (or ASCII bytes, maxchar 127) into units: a new reference, or NULL. */
+PyObject *dx_py_str(const char *units, size_t n, uint32_t maxchar);
 /* An id given from Python (str or bytes) as a new bytes object, or NULL
  * with TypeError, or KeyError for a str that no bytes spell (a lone
  * surrogate): the id of no record. */

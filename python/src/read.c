@@ -77,19 +77,13 @@ static int read_docs(CorpusObject *self, req *q)
 	PyThreadState *released = NULL;
 	if (q->n > 1 || !self->tx.plain || !dx_corpus_in_memory(c))
 		released = PyEval_SaveThread();
-	/* The lookups of a batch wait on memory together (string ids). */
-	if (q->id && q->n > 1)
-		dx_corpus_prefetch_ids(c, q->id, q->idlen, q->n);
-	for (size_t i = 0; q->id && i < q->n; i++) {
-		int r = dx_corpus_find(c, q->id[i], q->idlen[i], &q->pos[i], &err);
-		if (r <= 0) {
-			rc = r;
-			missing = i;
-			break;
-		}
-	}
+	if (q->id && (rc = dx_corpus_find_many(c, q->id, q->idlen, q->n, q->pos, &err)) == 0)
+		for (size_t i = 0; i < q->n && missing == q->n; i++)
+			if (q->pos[i] == DX_NOT_FOUND)
+				missing = i;
 	self->tx.keep_mapped = q->kind == DX_PY_VIEW;
-	if (missing == q->n && !q->positions_only)
+	self->tx.decode = q->kind == DX_PY_STR;
+	if (rc == 0 && missing == q->n && !q->positions_only)
 		rc = dx_py_texts_read(&self->tx, c, self->fields, q->pos, q->n, &err);
 	if (released)
 		PyEval_RestoreThread(released);
@@ -187,7 +181,7 @@ static int parse(CorpusObject *self, const char *fn, const char *name, PyObject 
 
 /* The bytes of id o (str or bytes): borrowed from o where they are its
  * own (bytes, an ASCII str), else encoded into *hold.  0, or -1. */
-static int id_ref(PyObject *o, const char **s, size_t *n, PyObject **hold)
+static inline int id_ref(PyObject *o, const char **s, size_t *n, PyObject **hold)
 {
 	*hold = NULL;
 	if (PyUnicode_Check(o) && PyUnicode_IS_COMPACT_ASCII(o)) {
@@ -298,7 +292,7 @@ static PyObject *many_ids(CorpusObject *self, const char *fn, PyObject *seq, int
 		const char *s;
 		if (id_ref(item[i], &s, &q.idlen[i], &hold) < 0)
 			goto out;
-		if (dx_py_grow(&bytes, &cap, used, q.idlen[i]) < 0) {
+		if (cap - used < q.idlen[i] && dx_py_grow(&bytes, &cap, used, q.idlen[i]) < 0) {
 			Py_XDECREF(hold);
 			PyErr_NoMemory();
 			goto out;

@@ -32,7 +32,8 @@ typedef struct batch {
 	size_t len, cap;
 	struct piece {
 		size_t off, len;
-		int text;       /* in tx.buf rather than buf */
+		int text;       /* in tx.buf rather than buf, */
+		uint32_t maxchar; /* decoded there (dx_py_span) */
 	} *str;
 	size_t nstr;
 	dx_py_texts tx;
@@ -98,7 +99,8 @@ static int fill(SamplerObject *self, batch *b)
 				return nomem(b);
 			if (self->c)
 				b->str[b->nstr++] = (struct piece){ .off = b->tx.span[doc].off,
-				                                    .len = b->tx.span[doc].len, .text = 1 };
+				                                    .len = b->tx.span[doc].len, .text = 1,
+				                                    .maxchar = b->tx.span[doc].maxchar };
 			doc++;
 		}
 	}
@@ -133,7 +135,8 @@ static PyObject *str_at(const batch *b, size_t j)
 	const struct piece *p = &b->str[j];
 	const char *base = p->text ? b->tx.buf : b->buf;
 	/* An empty string may come from a buffer never allocated. */
-	return text_object(p->len ? base + p->off : "", p->len, 0);
+	const char *s = p->len ? base + p->off : "";
+	return p->maxchar ? dx_py_str(s, p->len, p->maxchar) : text_object(s, p->len, 0);
 }
 
 /* The tuple (n, epoch, qid, query, pos_id, pos, neg_ids, negs) of triple i. */
@@ -189,7 +192,7 @@ static void batch_free(batch *b)
 /* Room in b for n triples: 0, or -1 with MemoryError. */
 static int batch_alloc(const SamplerObject *self, batch *b, size_t n)
 {
-	*b = (batch){ .n = n, .tx.plain = self->plain };
+	*b = (batch){ .n = n, .tx.plain = self->plain, .tx.decode = 1 };
 	size_t per = 1 + self->k, m = n ? n : 1;
 	b->t = calloc(m, sizeof *b->t);
 	b->neg = calloc(m * self->k, sizeof *b->neg);
