@@ -628,7 +628,7 @@ int dx_corpus_copy_many(dx_corpus *c, const dx_record *recs, size_t n, void *dst
 static int ends_right(dx_corpus *c, const dx_record *r, dx_err *err)
 {
 	uint32_t nfile;
-	uint64_t noff, nlen;
+	uint64_t noff;
 	if (r->source >= c->nsrc || r->offset > c->src[r->source].usize ||
 	    r->len > c->src[r->source].usize - r->offset)
 		return dx__fail(err, DX_EINVAL, 0, "", "not a record of this corpus");
@@ -637,7 +637,7 @@ static int ends_right(dx_corpus *c, const dx_record *r, dx_err *err)
 		return 0;
 	if (r->pos + 1 == dx__index_count(c->ix))
 		return 1;
-	if (dx__index_record(c->ix, r->pos + 1, &nfile, &noff, &nlen, err) < 0)
+	if (dx__index_start(c->ix, r->pos + 1, &nfile, &noff, err) < 0)
 		return err->code;
 	return nfile != r->source || noff >= r->offset + r->len + c->ops->gap;
 }

@@ -8,21 +8,6 @@ const char *dx_id_kind_name(int kind)
 	return kind == DX_ID_SEQUENTIAL ? "sequential" : kind == DX_ID_HASH ? "hash" : "unknown";
 }
 
-int dx__id_number(const char *id, size_t len, uint64_t *v)
-{
-	if (len == 0 || len > 19 || (id[0] == '0' && len > 1))
-		return 0;
-	uint64_t r = 0;
-	for (size_t i = 0; i < len; i++) {
-		unsigned d = (unsigned char)id[i] - '0';
-		if (d > 9)
-			return 0;
-		r = r * 10 + d;
-	}
-	*v = r;
-	return 1;
-}
-
 size_t dx__id_format(uint64_t v, char *out)
 {
 	char tmp[21];

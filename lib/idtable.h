@@ -16,8 +16,22 @@
 #include <stdint.h>
 
 /* The value of a canonical decimal id: digits only, no leading zero other
- * than "0" itself, at most 19 digits.  Returns 1, or 0 for any other id. */
-int dx__id_number(const char *id, size_t len, uint64_t *v);
+ * than "0" itself, at most 19 digits.  Returns 1, or 0 for any other id.
+ * Inline: every lookup and check of a sequential id parses one. */
+static inline int dx__id_number(const char *id, size_t len, uint64_t *v)
+{
+	if (len == 0 || len > 19 || (id[0] == '0' && len > 1))
+		return 0;
+	uint64_t r = 0;
+	for (size_t i = 0; i < len; i++) {
+		unsigned d = (unsigned char)id[i] - '0';
+		if (d > 9)
+			return 0;
+		r = r * 10 + d;
+	}
+	*v = r;
+	return 1;
+}
 
 /* Writes v in decimal into out (at least 21 bytes); returns its length. */
 size_t dx__id_format(uint64_t v, char *out);

@@ -20,6 +20,9 @@ void dx__index_prefetch(const dx_index *ix, uint64_t pos);
 /* The file, offset and length of record pos, checked against the file's size. */
 int dx__index_record(dx_index *ix, uint64_t pos, uint32_t *file, uint64_t *off, uint64_t *len,
                      dx_err *err);
+/* The file and offset of record pos alone, unchecked against the file's
+ * size: where it starts, for a check of the record before it. */
+int dx__index_start(dx_index *ix, uint64_t pos, uint32_t *file, uint64_t *off, dx_err *err);
 
 /* The id of record pos, valid until the next call on ix. */
 int dx__index_id(dx_index *ix, uint64_t pos, const char **id, size_t *len, dx_err *err);

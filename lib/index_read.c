@@ -499,6 +499,21 @@ void dx__index_prefetch(const dx_index *ix, uint64_t pos)
 		__builtin_prefetch(ix->s[DDX_SEC_RECORDS].p + pos * 8);
 }
 
+/* The source of record pos: the last whose first record is at or before
+ * it. */
+static uint32_t source_of(const dx_index *ix, uint64_t pos)
+{
+	uint32_t lo = 0, hi = ix->h->nsources;
+	while (hi - lo > 1) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (ix->src[mid].first_record <= pos)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /* The length of record pos, one of the (few) of 16 MiB or more, by binary
  * search of their section: apart, so that the common path of
  * dx__index_record stays short. */
@@ -532,19 +547,23 @@ int dx__index_record(dx_index *ix, uint64_t pos, uint32_t *file, uint64_t *off, 
 	*len = packed & DDX_LEN_LONG;
 	if (*len == DDX_LEN_LONG && long_length(ix, pos, len, err) < 0)
 		return err->code;
-	/* The file: the last source whose first record is at or before pos. */
-	uint32_t lo = 0, hi = ix->h->nsources;
-	while (hi - lo > 1) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (ix->src[mid].first_record <= pos)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	const struct ddx_source *e = &ix->src[lo];
+	*file = source_of(ix, pos);
+	const struct ddx_source *e = &ix->src[*file];
 	if (*off > e->usize || *len > e->usize - *off)
 		return damaged(ix, err, "record beyond the end of its file");
-	*file = lo;
+	return 0;
+}
+
+int dx__index_start(dx_index *ix, uint64_t pos, uint32_t *file, uint64_t *off, dx_err *err)
+{
+	if (pos >= ix->n)
+		return dx__fail(err, DX_EINVAL, 0, ix->path, "record position out of range");
+	if (touch(ix, DDX_SEC_RECORDS, pos * 8, 8, err) < 0)
+		return err->code;
+	uint64_t packed;
+	memcpy(&packed, ix->s[DDX_SEC_RECORDS].p + pos * 8, 8);
+	*off = packed >> DDX_LEN_BITS;
+	*file = source_of(ix, pos);
 	return 0;
 }
 
