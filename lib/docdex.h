@@ -841,17 +841,17 @@ DX_EXPORT void dx_output_abort(dx_output *f);
  * dx_corpus_id, dx_corpus_record, dx_corpus_records, dx_corpus_copy,
  * dx_corpus_copy_many, dx_corpus_check_ids, dx_corpus_fields,
  * dx_corpus_verify or dx_index_check (and through them dx_sampler_next
- * and dx_sampler_doc_id),
- * at an address in that corpus's or index's mappings, makes the call
- * return DX_ESTALE ("a corpus or index file could not be read where it was
- * mapped: ..."); the corpus is then good only for dx_corpus_close.  Any
- * other SIGBUS goes to the handler found at installation (a SA_SIGINFO one
- * gets its siginfo and context), or, where that was the default or
- * ignore, kills the process as SIGBUS would have.  The guard costs a
- * sigsetjmp per call (the signal mask is not saved) and nothing else.  A
- * mapped record read by the caller after the call is unguarded: copy it
- * with dx_corpus_copy.  Call it before starting threads, after any SIGBUS
- * handler of the host's own.  Returns 0, or DX_ESYS (sigaction failed).
+ * and dx_sampler_doc_id), at an address in that corpus's or index's
+ * mappings, makes the call return DX_ESTALE ("a corpus or index file could
+ * not be read where it was mapped: ..."); the corpus is then good only for
+ * dx_corpus_close.  Any other SIGBUS goes to the handler found at
+ * installation (a SA_SIGINFO one gets its siginfo and context), or, where
+ * that was the default or ignore, kills the process as SIGBUS would have.
+ * The guard costs a sigsetjmp per call (the signal mask is not saved) and
+ * nothing else.  A mapped record read by the caller after the call is
+ * unguarded: copy it with dx_corpus_copy.  Call it before starting
+ * threads, after any SIGBUS handler of the host's own.  Returns 0, or
+ * DX_ESYS (sigaction failed).
  */
 DX_EXPORT DX_MUST_CHECK int dx_sigbus_guard_install(dx_err *err);
 

@@ -534,20 +534,29 @@ static __attribute__((noinline)) int long_length(dx_index *ix, uint64_t pos, uin
 	return 0;
 }
 
-int dx__index_record(dx_index *ix, uint64_t pos, uint32_t *file, uint64_t *off, uint64_t *len,
-                     dx_err *err)
+/* Record pos's entry (offset << DDX_LEN_BITS | length), its chunk checked,
+ * and its source. */
+static int entry(dx_index *ix, uint64_t pos, uint64_t *packed, uint32_t *file, dx_err *err)
 {
 	if (pos >= ix->n)
 		return dx__fail(err, DX_EINVAL, 0, ix->path, "record position out of range");
 	if (touch(ix, DDX_SEC_RECORDS, pos * 8, 8, err) < 0)
 		return err->code;
+	memcpy(packed, ix->s[DDX_SEC_RECORDS].p + pos * 8, 8);
+	*file = source_of(ix, pos);
+	return 0;
+}
+
+int dx__index_record(dx_index *ix, uint64_t pos, uint32_t *file, uint64_t *off, uint64_t *len,
+                     dx_err *err)
+{
 	uint64_t packed;
-	memcpy(&packed, ix->s[DDX_SEC_RECORDS].p + pos * 8, 8);
+	if (entry(ix, pos, &packed, file, err) < 0)
+		return err->code;
 	*off = packed >> DDX_LEN_BITS;
 	*len = packed & DDX_LEN_LONG;
 	if (*len == DDX_LEN_LONG && long_length(ix, pos, len, err) < 0)
 		return err->code;
-	*file = source_of(ix, pos);
 	const struct ddx_source *e = &ix->src[*file];
 	if (*off > e->usize || *len > e->usize - *off)
 		return damaged(ix, err, "record beyond the end of its file");
@@ -556,14 +565,10 @@ int dx__index_record(dx_index *ix, uint64_t pos, uint32_t *file, uint64_t *off, 
 
 int dx__index_start(dx_index *ix, uint64_t pos, uint32_t *file, uint64_t *off, dx_err *err)
 {
-	if (pos >= ix->n)
-		return dx__fail(err, DX_EINVAL, 0, ix->path, "record position out of range");
-	if (touch(ix, DDX_SEC_RECORDS, pos * 8, 8, err) < 0)
-		return err->code;
 	uint64_t packed;
-	memcpy(&packed, ix->s[DDX_SEC_RECORDS].p + pos * 8, 8);
+	if (entry(ix, pos, &packed, file, err) < 0)
+		return err->code;
 	*off = packed >> DDX_LEN_BITS;
-	*file = source_of(ix, pos);
 	return 0;
 }
 
