@@ -842,10 +842,7 @@ static int records(dx_corpus *c, const uint64_t *pos, size_t n, dx_record *recs,
 	int map = batch_via_map(c, pos, n);
 	/* The entries of a batch of random positions miss the cache each:
 	 * asked for together, they wait on memory together. */
-	for (size_t i = 0; i < n; i++) {
-		dx__index_prefetch(c->ix, pos[i]);
-		dx__index_prefetch(c->ix, pos[i] + 1);
-	}
+	dx__index_prefetch(c->ix, pos, n);
 	int all_stable = 1;
 	for (size_t i = 0; i < n; i++) {
 		struct order *o = &c->order[i];

@@ -14,9 +14,10 @@ void dx__index_mapping(const dx_index *ix, const void **p, uint64_t *len);
 const dx_params *dx__index_params(const dx_index *ix);
 uint64_t dx__index_count(const dx_index *ix);
 
-/* Asks the CPU for the index entry of record pos ahead of dx__index_record
- * (a hint: no check, no fault). */
-void dx__index_prefetch(const dx_index *ix, uint64_t pos);
+/* Asks the CPU for the index entries of records pos[0..n) ahead of
+ * dx__index_record, and of the record after each, which the check of a
+ * record's end reads (a hint: no check, no fault). */
+void dx__index_prefetch(const dx_index *ix, const uint64_t *pos, size_t n);
 /* The file, offset and length of record pos, checked against the file's size. */
 int dx__index_record(dx_index *ix, uint64_t pos, uint32_t *file, uint64_t *off, uint64_t *len,
                      dx_err *err);

@@ -493,10 +493,15 @@ uint64_t dx__index_count(const dx_index *ix)
 	return ix->n;
 }
 
-void dx__index_prefetch(const dx_index *ix, uint64_t pos)
+void dx__index_prefetch(const dx_index *ix, const uint64_t *pos, size_t n)
 {
-	if (pos < ix->n)
-		__builtin_prefetch(ix->s[DDX_SEC_RECORDS].p + pos * 8);
+	const unsigned char *t = ix->s[DDX_SEC_RECORDS].p;
+	for (size_t i = 0; i < n; i++) {
+		if (pos[i] < ix->n)
+			__builtin_prefetch(t + pos[i] * 8);
+		if (pos[i] + 1 < ix->n)
+			__builtin_prefetch(t + pos[i] * 8 + 8);
+	}
 }
 
 /* The source of record pos: the last whose first record is at or before
@@ -536,7 +541,7 @@ static __attribute__((noinline)) int long_length(dx_index *ix, uint64_t pos, uin
 
 /* Record pos's entry (offset << DDX_LEN_BITS | length), its chunk checked,
  * and its source. */
-static int entry(dx_index *ix, uint64_t pos, uint64_t *packed, uint32_t *file, dx_err *err)
+static inline int entry(dx_index *ix, uint64_t pos, uint64_t *packed, uint32_t *file, dx_err *err)
 {
 	if (pos >= ix->n)
 		return dx__fail(err, DX_EINVAL, 0, ix->path, "record position out of range");
@@ -550,7 +555,7 @@ static int entry(dx_index *ix, uint64_t pos, uint64_t *packed, uint32_t *file, d
 int dx__index_record(dx_index *ix, uint64_t pos, uint32_t *file, uint64_t *off, uint64_t *len,
                      dx_err *err)
 {
-	uint64_t packed;
+	uint64_t packed = 0;
 	if (entry(ix, pos, &packed, file, err) < 0)
 		return err->code;
 	*off = packed >> DDX_LEN_BITS;
@@ -565,7 +570,7 @@ int dx__index_record(dx_index *ix, uint64_t pos, uint32_t *file, uint64_t *off, 
 
 int dx__index_start(dx_index *ix, uint64_t pos, uint32_t *file, uint64_t *off, dx_err *err)
 {
-	uint64_t packed;
+	uint64_t packed = 0;
 	if (entry(ix, pos, &packed, file, err) < 0)
 		return err->code;
 	*off = packed >> DDX_LEN_BITS;
