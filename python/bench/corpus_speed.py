@@ -23,8 +23,12 @@ positions are drawn with a fixed seed.
 For a plain TSV corpus read whole it also times the floor of a random
 read on this machine: the same positions' bytes sliced out of Python's
 own mmap of the file at offsets found beforehand (no lookup, no check, no
-decoding), against c[pos] with bytes=True.  Where the two are close, a
-read waits on memory, not on docdex.  docdex's mappings start on a 2 MiB
+decoding), against c[pos] with bytes=True; and, where every id is its
+record's position (the generated passages, MS MARCO's), the same ids'
+bytes sliced at offsets read from a table of every record's by the id's
+number (the study's offset table: a lookup, no check, no decoding),
+against c.get(id) with bytes=True.  Where the two are close, a read
+waits on memory, not on docdex.  docdex's mappings start on a 2 MiB
 boundary, Python's where the kernel puts them (on one for a large ext4
 file, not through overlayfs); the report says how much of the corpus and
 of its index docdex mapped in 2 MiB pages (/proc/self/smaps).
@@ -127,17 +131,22 @@ def line_spans(path):
     return starts, ends
 
 
-def mmap_floor(path, c, pos, n, runs, check):
-    """(c[pos] as bytes, the mmap slice) documents per second, each run."""
+def mmap_floor(path, c, ids, pos, n, runs, check):
+    """The floors of a random read, each as (docdex's runs, the floor's
+    runs) in documents per second: {"position": c[pos] as bytes against an
+    mmap slice at offsets found beforehand; "id": c.get(id) as bytes
+    against the same slice at offsets looked up in a table of every
+    record's by the id's number, which is its position (the study's offset
+    table; only where every id is its record's position)}."""
     starts, ends = line_spans(path)
     if len(starts) != len(c):
         return None
-    starts = array.array("q", (starts[p] for p in pos))
-    ends = array.array("q", (ends[p] for p in pos))
     cb = docdex.Corpus(path, bytes=True)
     with open(path, "rb") as f:
         m = mmap.mmap(f.fileno(), 0, prot=mmap.PROT_READ)
-    if any(m[starts[k]:ends[k]] != cb[pos[k]] for k in check):
+    at = array.array("q", (starts[p] for p in pos))
+    to = array.array("q", (ends[p] for p in pos))
+    if any(m[at[k]:to[k]] != cb[pos[k]] for k in check):
         sys.exit("corpus_speed: docdex and the mapping disagree on a document")
 
     def c_bytes():
@@ -145,10 +154,24 @@ def mmap_floor(path, c, pos, n, runs, check):
             cb[p]
 
     def m_slice():
-        for a, b in zip(starts, ends):
+        for a, b in zip(at, to):
             m[a:b]
 
-    return timed(c_bytes, n, runs), timed(m_slice, n, runs)
+    floors = {"position": (timed(c_bytes, n, runs), timed(m_slice, n, runs))}
+    if all(ids[k] == str(pos[k]) for k in check):
+        get = cb.get
+
+        def c_get():
+            for i in ids:
+                get(i)
+
+        def table():
+            for i in ids:
+                k = int(i)
+                m[starts[k]:ends[k]]
+
+        floors["id"] = (timed(c_get, n, runs), timed(table, n, runs))
+    return floors
 
 
 def timed(fn, n, runs):
@@ -281,7 +304,7 @@ def main():
     mapped = huge_mappings(base[:-4] if base.endswith(".ddx") else base)
     floor = None
     if source == "file" and not a.corpus.endswith(".gz"):
-        floor = mmap_floor(a.corpus, c, pos, a.n, a.runs, check)
+        floor = mmap_floor(a.corpus, c, ids, pos, a.n, a.runs, check)
     load_after = os.getloadavg()
 
     print(f"{a.corpus}: {count} records; {a.n} reads a run, median of {a.runs}, one thread")
@@ -294,10 +317,13 @@ def main():
     for name, r in results.items():
         ratio = r["docdex_per_s"] / r["dict_per_s"]
         print(f"{name:34s} {r['docdex_per_s']:12,.0f} {r['dict_per_s']:12,.0f} {ratio:7.3f}")
+    floor_names = {"position": "c[pos], bytes, against an mmap slice",
+                   "id": "c.get(id), bytes, against an offset table"}
     if floor:
-        cr, mr = statistics.median(floor[0]), statistics.median(floor[1])
-        print(f"{'':34s} {'docdex/s':>12s} {'mmap/s':>12s} {'ratio':>7s}")
-        print(f"{'c[pos], bytes, against an mmap slice':34s} {cr:12,.0f} {mr:12,.0f} {cr / mr:7.3f}")
+        print(f"{'':41s} {'docdex/s':>12s} {'floor/s':>12s} {'ratio':>7s}")
+        for key, (dr, mr) in floor.items():
+            cr, mr = statistics.median(dr), statistics.median(mr)
+            print(f"{floor_names[key]:41s} {cr:12,.0f} {mr:12,.0f} {cr / mr:7.3f}")
 
     if a.json:
         out = {
@@ -309,9 +335,14 @@ def main():
             "positions_dict": {"build_s": pos_build_s, "rss_bytes": pos_bytes},
             "mapped": [{"path": p, "rss_bytes": r, "huge_bytes": h} for p, r, h in mapped],
             "results": results,
-            "mmap_floor": floor and {"docdex_bytes_per_s": statistics.median(floor[0]),
-                                     "mmap_slice_per_s": statistics.median(floor[1]),
-                                     "docdex_runs": floor[0], "mmap_runs": floor[1]},
+            "mmap_floor": floor and {"docdex_bytes_per_s": statistics.median(floor["position"][0]),
+                                     "mmap_slice_per_s": statistics.median(floor["position"][1]),
+                                     "docdex_runs": floor["position"][0],
+                                     "mmap_runs": floor["position"][1]},
+            "id_floor": floor and "id" in floor and {
+                "docdex_bytes_per_s": statistics.median(floor["id"][0]),
+                "offset_table_per_s": statistics.median(floor["id"][1]),
+                "docdex_runs": floor["id"][0], "offset_table_runs": floor["id"][1]},
         }
         with open(a.json, "w", encoding="utf-8") as f:
             json.dump(out, f, indent=1)

@@ -37,6 +37,13 @@ def test_corpus_speed_reports_every_reader(docdex_bin, tmp_path):
         assert name in text
     floor = r["mmap_floor"]
     assert floor["docdex_bytes_per_s"] > 0 and floor["mmap_slice_per_s"] > 0
+    # The generated passages' ids are their positions: the offset table's
+    # floor too.
+    floor = r["id_floor"]
+    assert floor["docdex_bytes_per_s"] > 0 and floor["offset_table_per_s"] > 0
+    assert len(floor["docdex_runs"]) == 2 and len(floor["offset_table_runs"]) == 2
+    for row in ("c[pos], bytes, against an mmap slice", "c.get(id), bytes, against an offset table"):
+        assert row in text
     # The corpus and its index, each with its resident and 2 MiB-mapped
     # bytes; nothing else (they are read before the floor maps the file).
     paths = sorted(m["path"] for m in r["mapped"])
