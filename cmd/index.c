@@ -33,7 +33,7 @@ static const char usage[] =
 	"                           two records (default: error)\n"
 	"      --skip-bad           skip records without an id instead of failing\n"
 	"      --span SIZE          gzip: uncompressed bytes between access points\n"
-	"                           (K, M or G suffix; default: 896K, at least 64K)\n"
+	"                           (K, M or G suffix; default: 960K, at least 64K)\n"
 	"      --sparse-windows     gzip: windows as version 2 of the index format kept\n"
 	"                           them, for older docdex (1.7 times the bytes)\n"
 	"      --bgzf OUT.gz        rewrite FILE as BGZF (gzip in blocks of up to 64 KiB,\n"

@@ -193,7 +193,7 @@ DX_EXPORT void dx_build_opts_init_size(dx_build_opts *o, size_t size);
 #define dx_build_opts_init(o) dx_build_opts_init_size((o), sizeof(dx_build_opts))
 
 /* The default distance between access points into a gzip file. */
-#define DX_DEFAULT_SPAN (896u << 10)
+#define DX_DEFAULT_SPAN (960u << 10)
 #define DX_MIN_SPAN (1u << 16)
 
 typedef struct dx_build_report {

@@ -88,6 +88,9 @@ typedef struct dx_gzin {
 	z_stream zd;              /* deflates packed windows with it */
 	int zd_init;
 	uint64_t last_point;
+	/* Where the next point is due: a span after the one before was due,
+	 * not after where it fell (gz_scan.c, next_due). */
+	uint64_t point_due;
 	pthread_mutex_t jobs_lock;
 	struct gz_job *jobs, *jobs_last; /* queued, oldest first */
 	dx_buf points;            /* struct ddx_point[], settled */

@@ -629,6 +629,22 @@ serves_like_plain() {
 	status_is 2
 }
 
+@test "points lie a span apart on average, whatever the blocks' size" {
+	# gzip -6 makes blocks of about 190 KiB of these passages: a point
+	# laid at the first boundary a span after the one before would lie 384
+	# KiB from it at a span of 256K (36 points for these 14 MB); a span
+	# after the one before was due, 256 KiB on average.
+	"$DX_SYNTH" --count 40000 -o p.tsv
+	gzip -6 -c p.tsv > p.tsv.gz
+	dx index -q --span 256K p.tsv.gz
+	local points size
+	points=$(dx index --stats p.tsv.gz | awk -F'\t' '$1 == "source" { print $9 }')
+	size=$(stat -c %s p.tsv)
+	echo "$points points for $size bytes"
+	[ "$points" -ge $((size / 262144)) ]
+	[ "$points" -le $((size / 262144 + 1)) ]
+}
+
 @test "get answers ids as they come, without waiting for a full batch" {
 	"$DX_SYNTH" --count 3000 -o p.tsv
 	gzip -c p.tsv > p.tsv.gz
