@@ -782,7 +782,7 @@ static int64_t gzin_read(dx_gzin *g, unsigned char *out, size_t cap, size_t *mem
 		}
 		if (g->pend && (g->pend->after_len == DDX_WINDOW || g->at_member))
 			finish_point(g);
-		/* A block boundary that is not the member's end, a span after the last point. */
+		/* A block boundary that is not the member's end, where a point is due (next_due). */
 		if (r == STEP_BOUNDARY && at_blocks(g) && !g->pend && point_due_in(g) == 0 &&
 		    (rc = start_point(g, out, produced, err)) < 0)
 			return rc;
