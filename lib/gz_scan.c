@@ -658,7 +658,7 @@ static int at_blocks(const dx_gzin *g)
 }
 
 /* Output still to come before a point is due at the next block boundary:
- * 0 once a span has passed since the last point. */
+ * 0 once a point is due (next_due). */
 static uint64_t point_due_in(const dx_gzin *g)
 {
 	return g->uout >= g->point_due ? 0 : g->point_due - g->uout;
