@@ -94,7 +94,9 @@ sample_reader() {
 	local f rc
 	for f in c.tsv d.tsv; do
 		dx index -q "$f"
-		rm -f ids
+		# The first file's out would end the wait below before this
+		# reader has opened its index.
+		rm -f ids out err
 		mkfifo ids
 		dx get "$f" < ids > out 2> err &
 		local reader=$!

@@ -334,7 +334,9 @@ PY
 		for access in pread mmap auto; do
 			cp -p "${f%%.*}.orig" "$f"
 			dx index -q "$f"
-			rm -f ids
+			# out and err from the run before would end the wait below
+			# before this reader has even opened the corpus.
+			rm -f ids out err
 			mkfifo ids
 			timeout 60 "$DOCDEX" get --access "$access" "$f" < ids > out 2> err &
 			local pid=$!
