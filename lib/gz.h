@@ -156,7 +156,8 @@ typedef struct dx_gzsrc {
 	uint64_t in_off;          /* file offset of in[0] */
 	uint64_t cur;             /* uncompressed offset of the next output byte */
 	int live;                 /* the stream can go on from cur */
-	unsigned char *window;    /* DDX_WINDOW, a point's window decompressed */
+	unsigned char *window;    /* a point's window decompressed (DDX_WINDOW), then room
+	                             for as much output after it (a packed one's) */
 	unsigned char *skip;      /* output that is not wanted */
 	dx_buf out;               /* the bytes asked for last: [cur - out.len, cur) */
 	/* A member that is a BGZF block is inflated into blk: by docdex's

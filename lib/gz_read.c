@@ -47,7 +47,7 @@ int dx__gzsrc_open(dx_gzsrc *g, int fd, const char *path, uint64_t csize, uint64
 	g->windows = windows;
 	g->windows_size = windows_size;
 	g->inbuf = malloc(IN_SIZE);
-	g->window = malloc(DDX_WINDOW);
+	g->window = malloc(2 * DDX_WINDOW);
 	g->skip = malloc(SKIP_SIZE);
 	g->own = dx__own_inflate_on() ? dx__inflate_new() : NULL;
 	g->whole = dx__inflater_new();
@@ -407,7 +407,7 @@ static int unpack_window(dx_gzsrc *g, const struct ddx_point *p, unsigned char b
 	size_t n = (size_t)got;
 	const unsigned char *in = g->z.next_in;
 	size_t avail = g->z.avail_in, room = DDX_WINDOW;
-	unsigned char *o = g->skip;
+	unsigned char *o = g->window + p->window_len;
 	int final = g->in_off + g->in_len == g->csize;
 	dx__inflate_reset(g->unpack);
 	if (p->bits)

@@ -320,21 +320,31 @@ static int store_packed(dx_gzin *g, struct ddx_point *pt, const unsigned char *b
 }
 
 /* Inflates from a point with the lazy window of dx__inflate_lazy (mode,
- * window, wlen, bytes, len) into out, up to want bytes: the count of the
- * window's bytes used, or -1 (out of memory, or FILL ran short); *made:
- * the bytes written, *took: the compressed bytes read for them. */
+ * window, wlen, bytes, len) into out, up to want bytes, the wlen bytes
+ * before out free for the decoder's copy of the window (FILL: copied back
+ * into window as filled): the count of the window's bytes used, or -1 (out
+ * of memory, or FILL ran short); *made: the bytes written, *took: the
+ * compressed bytes read for them. */
 static int64_t lazy_trial(dx_inflate *s, const unsigned char *comp, size_t clen, unsigned bits, int mode,
                           unsigned char *window, size_t wlen, unsigned char *bytes, size_t len,
                           unsigned char *out, size_t want, size_t *made, size_t *took)
 {
 	const unsigned char *in = comp;
 	size_t avail = clen, room = want;
+	/* The decoder's lazy window lies just before the output. */
+	unsigned char *lazy = out - wlen;
+	if (mode == DX_LAZY_RECORD)
+		memcpy(lazy, window, wlen);
+	else
+		memset(lazy, 0, wlen);
 	own_at_point(s, comp, bits, &in, &avail);
-	if (dx__inflate_lazy(s, mode, window, wlen, bytes, len) < 0)
+	if (dx__inflate_lazy(s, mode, lazy, wlen, bytes, len) < 0)
 		return -1;
 	dx__inflate_run(s, &in, &avail, &out, &room, 1, DX_INF_NO_STOP);
 	*made = want - room;
 	*took = clen - avail;
+	if (mode == DX_LAZY_FILL)
+		memcpy(window, lazy, wlen);
 	return dx__inflate_lazy_end(s);
 }
 

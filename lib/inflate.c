@@ -83,12 +83,15 @@ struct dx_inflate {
 	unsigned char *base; /* dx__inflate_contiguous's, or NULL */
 	const unsigned char *stop; /* dx__inflate_stop_at's, or NULL */
 	/* dx__inflate_lazy's window, known as it is used: lazy is its mode
-	 * (0: none), known[] which ring positions hold their bytes. */
+	 * (0: none); the window is the whave bytes at base, the output right
+	 * after them; known[] says which of them are known, a bit each (byte
+	 * p: bit p % 64 of word p / 64), so that a match over bytes known
+	 * already costs a test a word. */
 	int lazy;
-	unsigned char *lazy_window, *lazy_bytes;
+	unsigned char *lazy_bytes;
 	size_t lazy_len, lazy_pos;
 	int lazy_short;
-	unsigned char *known;
+	uint64_t *known;
 	uint32_t lit[LIT_ENOUGH];
 	uint32_t dist[DIST_ENOUGH];
 	unsigned char win[WSIZE];
@@ -406,41 +409,48 @@ static int header(dx_inflate *s, struct bits *b)
 	return rc;
 }
 
-/* The n bytes of the ring from position at on are about to be read: those
- * not known yet get their bytes (see dx__inflate_lazy).  Ring position p is
- * the window's byte p until output overwrites it. */
+/* Bytes [at, at + n) of a lazy window are about to be read: those not
+ * known yet get their bytes, in order (see dx__inflate_lazy). */
 static void lazy_use(dx_inflate *s, size_t at, size_t n)
 {
-	for (size_t i = 0; i < n; i++) {
-		size_t p = (at + i) & (WSIZE - 1);
-		if (s->known[p])
-			continue;
-		s->known[p] = 1;
-		if (s->lazy == DX_LAZY_RECORD) {
-			s->lazy_bytes[s->lazy_pos++] = s->win[p];
-		} else if (s->lazy_pos < s->lazy_len) {
-			s->win[p] = s->lazy_bytes[s->lazy_pos++];
-		} else {
-			s->win[p] = 0;
-			s->lazy_short = 1;
+	for (size_t end = at + n; at < end;) {
+		size_t w = at / 64, bit = at % 64, take = 64 - bit < end - at ? 64 - bit : end - at;
+		uint64_t range = (take == 64 ? ~(uint64_t)0 : ((uint64_t)1 << take) - 1) << bit;
+		uint64_t fresh = range & ~s->known[w];
+		s->known[w] |= fresh;
+		for (; fresh; fresh &= fresh - 1) {
+			size_t p = w * 64 + (size_t)__builtin_ctzll(fresh);
+			if (s->lazy == DX_LAZY_RECORD)
+				s->lazy_bytes[s->lazy_pos++] = s->base[p];
+			else if (s->lazy_pos < s->lazy_len)
+				s->base[p] = s->lazy_bytes[s->lazy_pos++];
+			else
+				s->lazy_short = 1; /* the byte stays 0 */
 		}
-		s->lazy_window[p] = s->win[p];
+		at += take;
 	}
 }
 
 /* Writes len bytes of the match at distance d, which starts before the
  * history in the output (out0: this call's output, or the base's): what
- * lies in the window's ring, then the rest from the output, a byte at a
- * time as it may overlap itself. */
+ * lies in the window's ring, or in a lazy window just before the output
+ * (its bytes got first), then the rest from the output, a byte at a time
+ * as it may overlap itself. */
 static unsigned char *copy_far(dx_inflate *s, const unsigned char *out0, unsigned char *out, unsigned len,
                                unsigned d)
 {
 	size_t have = (size_t)(out - out0);
-	if (d > have) {
+	if (d > have && s->lazy) {
+		/* From the lazy window, which lies just before the output. */
+		const unsigned char *src = out - d;
+		lazy_use(s, (size_t)(src - s->base), len < d - have ? len : d - have);
+		if (d >= len) {
+			memcpy(out, src, len);
+			return out + len;
+		}
+	} else if (d > have) {
 		size_t back = d - have, n = len < back ? len : back;
 		size_t at = (s->wnext + WSIZE - back) & (WSIZE - 1);
-		if (s->lazy)
-			lazy_use(s, at, n);
 		size_t first = n < WSIZE - at ? n : WSIZE - at;
 		memcpy(out, s->win + at, first);
 		memcpy(out + first, s->win, n - first);
@@ -664,12 +674,6 @@ out:
  * its size, so that a call that wrote little costs little. */
 static void keep_history(dx_inflate *s, const unsigned char *out0, size_t n)
 {
-	/* What output overwrites in the ring is known. */
-	if (s->lazy) {
-		size_t k = n < WSIZE - s->wnext ? n : WSIZE - s->wnext;
-		memset(s->known + s->wnext, 1, k);
-		memset(s->known, 1, (n < WSIZE ? n : WSIZE) - k);
-	}
 	if (n >= WSIZE) {
 		memcpy(s->win, out0 + n - WSIZE, WSIZE);
 		s->wnext = 0;
@@ -689,8 +693,9 @@ int dx__inflate_run(dx_inflate *s, const unsigned char **inp, size_t *avail_in, 
 	struct bits b = { *inp, *inp + *avail_in, s->bb, s->bc };
 	unsigned char *out0 = *outp, *out = out0, *out_end = out0 + *avail_out;
 	/* Where the history reachable in the output starts: this call's
-	 * output, or all since base. */
-	const unsigned char *hist0 = s->base ? s->base : out0;
+	 * output, or all since base (after a lazy window: whave bytes, which
+	 * a match reaches through copy_far). */
+	const unsigned char *hist0 = s->base ? s->base + (s->lazy ? s->whave : 0) : out0;
 	int rc;
 	for (;;) {
 		if (s->mode == M_DONE) {
@@ -793,26 +798,25 @@ void dx__inflate_prime(dx_inflate *s, unsigned bits, unsigned value)
 int dx__inflate_lazy(dx_inflate *s, int mode, unsigned char *window, size_t wlen, unsigned char *bytes,
                      size_t len)
 {
-	if (!s->known && !(s->known = malloc(WSIZE)))
+	if (!s->known && !(s->known = malloc(WSIZE / 8)))
 		return -1;
-	memset(s->known, 0, WSIZE);
-	if (mode == DX_LAZY_RECORD)
-		memcpy(s->win, window, wlen);
+	memset(s->known, 0, WSIZE / 8);
 	s->lazy = mode;
-	s->lazy_window = window;
+	s->base = window;
 	s->lazy_bytes = bytes;
 	s->lazy_len = len;
 	s->lazy_pos = 0;
 	s->lazy_short = 0;
 	s->whave = wlen;
-	s->wnext = wlen & (WSIZE - 1);
 	return 0;
 }
 
 int64_t dx__inflate_lazy_end(dx_inflate *s)
 {
 	int64_t n = s->lazy_short ? -1 : (int64_t)s->lazy_pos;
+	/* The window is history since base now, as the output after it. */
 	s->lazy = 0;
+	s->whave = 0;
 	return n;
 }
 

@@ -75,14 +75,16 @@ void dx__inflate_prime(dx_inflate *s, unsigned bits, unsigned value);
  * A window known only as it is used, for access points that store only
  * the window bytes the data after them uses, in the order it first uses
  * them (see docdex-index(5), packed windows).  Right after a reset (and
- * dx__inflate_prime), instead of a history: the window is wlen bytes (at
- * most 32 KiB) before the output, and each of its bytes, the first time a
- * match reads it:
+ * dx__inflate_prime), instead of a history: the window is the wlen bytes
+ * (at most 32 KiB) at window, and the output goes on right after them, at
+ * window + wlen, each call writing on where the one before stopped (as
+ * after dx__inflate_contiguous(window)).  Each of its bytes, the first
+ * time a match reads it:
  *   DX_LAZY_RECORD: window holds them all; the byte is appended to bytes
  *                   (room for wlen);
  *   DX_LAZY_FILL:   the byte is the next of bytes[0, len), and is written
  *                   into window (which the caller zeroed) at its place.
- * Not with dx__inflate_contiguous.  -1 when out of memory.
+ * -1 when out of memory.
  */
 enum { DX_LAZY_RECORD = 1, DX_LAZY_FILL = 2 };
 int dx__inflate_lazy(dx_inflate *s, int mode, unsigned char *window, size_t wlen, unsigned char *bytes,

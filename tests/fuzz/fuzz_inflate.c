@@ -86,22 +86,28 @@ static void make_window(void)
 
 /* The same through docdex's inflater, in pieces; CONTIGUOUS: into one
  * buffer, each call stopped at a piece's end rather than given its room;
- * RECORD and FILL: after a lazy window, bytes[0, *nbytes) the ones used
- * (FILL: given, *nbytes then the count taken, or -1), filled holding the
- * window as FILL put it together. */
+ * RECORD and FILL: after a lazy window (the output right after it, as the
+ * decoder wants), bytes[0, *nbytes) the ones used (FILL: given, *nbytes
+ * then the count taken, or -1), filled holding the window as FILL put it
+ * together. */
 static int own_inflate(const uint8_t *data, size_t size, unsigned ctl, int pass, unsigned char *out, size_t *n,
                        size_t *end, unsigned char *bytes, int64_t *nbytes, unsigned char *filled)
 {
 	dx_inflate *s = dx__inflate_new();
-	if (!s)
+	int lazy = pass == RECORD || pass == FILL;
+	unsigned char *lin = lazy ? malloc(WINDOW + LIMIT) : NULL, *dst = lazy ? lin + WINDOW : out;
+	if (!s || (lazy && !lin))
 		abort();
 	if (pass == CONTIGUOUS)
 		dx__inflate_contiguous(s, out);
-	if (pass == RECORD && dx__inflate_lazy(s, DX_LAZY_RECORD, window, WINDOW, bytes, WINDOW) < 0)
-		abort();
+	if (pass == RECORD) {
+		memcpy(lin, window, WINDOW);
+		if (dx__inflate_lazy(s, DX_LAZY_RECORD, lin, WINDOW, bytes, WINDOW) < 0)
+			abort();
+	}
 	if (pass == FILL) {
-		memset(filled, 0, WINDOW);
-		if (dx__inflate_lazy(s, DX_LAZY_FILL, filled, WINDOW, bytes, (size_t)*nbytes) < 0)
+		memset(lin, 0, WINDOW);
+		if (dx__inflate_lazy(s, DX_LAZY_FILL, lin, WINDOW, bytes, (size_t)*nbytes) < 0)
 			abort();
 	}
 	int contiguous = pass == CONTIGUOUS;
@@ -111,7 +117,7 @@ static int own_inflate(const uint8_t *data, size_t size, unsigned ctl, int pass,
 	size_t given = size < in_piece ? size : in_piece, avail = given, produced = 0;
 	int res = 0;
 	for (;;) {
-		unsigned char *o = out + produced;
+		unsigned char *o = dst + produced;
 		size_t room = LIMIT - produced < out_piece ? LIMIT - produced : out_piece, left = room;
 		const unsigned char *soft = NULL;
 		if (contiguous) {
@@ -150,8 +156,13 @@ static int own_inflate(const uint8_t *data, size_t size, unsigned ctl, int pass,
 	}
 	*n = produced;
 	*end = (size_t)(in - data);
-	if (pass == RECORD || pass == FILL)
+	if (lazy) {
 		*nbytes = dx__inflate_lazy_end(s);
+		memcpy(out, dst, produced);
+		if (pass == FILL)
+			memcpy(filled, lin, WINDOW);
+		free(lin);
+	}
 	dx__inflate_free(s);
 	return res;
 }
