@@ -386,7 +386,6 @@ static int settle_window(dx_gzin *g, struct gz_job *p, dx_err *err)
 	                          got, want, &made, &took);
 	int proven = 0;
 	if (used >= 0 && made == want) {
-		memset(sparse, 0, wlen);
 		proven = lazy_trial(g->wown, comp, clen, p->pt.bits, DX_LAZY_FILL, sparse, wlen, packed, (size_t)used,
 		                    got, want, &made, &took) == used &&
 		         made == want && memcmp(got, p->after, want) == 0 &&
