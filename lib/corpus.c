@@ -207,6 +207,9 @@ static int open_source(dx_corpus *c, const char *dir, uint32_t i, dx_err *err)
 		}
 		s->gz->check = check_windows;
 		s->gz->check_ctx = c->ix;
+		dx_index_info info;
+		dx_index_get_info(c->ix, &info);
+		s->gz->first_use_order = info.version == 3;
 		return 0;
 	}
 	/* Mapped whatever the access: mincore tells from the mapping whether

@@ -179,7 +179,7 @@ typedef struct dx_build_opts {
 	                          format did, rather than packed (those bytes
 	                          alone, deflated with a dictionary; a read finds
 	                          their places by inflating 32 KiB more):
-	                          windows 1.7 times as large, an index that older
+	                          windows 1.8 times as large, an index that older
 	                          docdex reads (docdex-index(5)) */
 } dx_build_opts;
 

@@ -170,6 +170,8 @@ typedef struct dx_gzsrc {
 	unsigned char *dict;      /* the packed windows' dictionary, then room
 	                             for a window's bytes (read_dict) */
 	size_t dict_len;          /* once read (dict not NULL) */
+	int first_use_order;      /* packed windows as index format version 3
+	                             keeps them (set by the opener) */
 	unsigned char *blk;       /* its content, up to 64 KiB */
 	size_t blk_size;          /* its size, from its trailer */
 	size_t blk_len, blk_pos;  /* the bytes inflated, and where the next is */

@@ -379,14 +379,16 @@ static int read_dict(dx_gzsrc *g, dx_err *err)
 
 /*
  * A packed window (DDX_POINT_PACKED, index_format.h) into g->window: its
- * bytes inflated, then put in their places by inflating the output after
- * the point, up to 32 KiB of it, with them as a lazy window (inflate.h);
- * the window's other bytes are zero, as in a sparse one.  The compressed
- * data after the point is the input loaded (z's), left where it is for
- * the stream that then starts there.  (docdex's decoder cannot hand the
- * stream over at once: ISA-L and zlib start at a block boundary, and the
- * first after those 32 KiB came 100 KiB further on and more in the
- * generated passages' .gz.)
+ * bytes inflated, then put in their places, which inflating the output
+ * after the point, up to 32 KiB of it, with a lazy window marks (inflate.h):
+ * in their order in the window, once that output is inflated, or in the
+ * order it first reads them, as it reads them (first_use_order); the
+ * window's other bytes are zero, as in a sparse one.  The compressed data
+ * after the point is the input loaded (z's), left where it is for the
+ * stream that then starts there.  (docdex's decoder cannot hand the stream
+ * over at once: ISA-L and zlib start at a block boundary, and the first
+ * after those 32 KiB came 100 KiB further on and more in the generated
+ * passages' .gz.)
  */
 static int unpack_window(dx_gzsrc *g, const struct ddx_point *p, unsigned char byte, dx_err *err)
 {
@@ -409,15 +411,18 @@ static int unpack_window(dx_gzsrc *g, const struct ddx_point *p, unsigned char b
 	size_t avail = g->z.avail_in, room = DDX_WINDOW;
 	unsigned char *o = g->window + p->window_len;
 	int final = g->in_off + g->in_len == g->csize;
+	int mode = g->first_use_order ? DX_LAZY_FILL : DX_LAZY_MARK;
 	dx__inflate_reset(g->unpack);
 	if (p->bits)
 		dx__inflate_prime(g->unpack, p->bits, byte >> (8 - p->bits));
 	memset(g->window, 0, p->window_len);
-	if (dx__inflate_lazy(g->unpack, DX_LAZY_FILL, g->window, p->window_len, bytes, n) < 0)
+	if (dx__inflate_lazy(g->unpack, mode, g->window, p->window_len, bytes, n) < 0)
 		return dx__fail_nomem(err);
 	int r = dx__inflate_run(g->unpack, &in, &avail, &o, &room, final, DX_INF_NO_STOP);
 	if (dx__inflate_lazy_end(g->unpack) != (int64_t)n || r < 0 || (room && r != DX_INF_END))
 		return damaged(g, err, "bad window");
+	if (mode == DX_LAZY_MARK)
+		dx__inflate_lazy_scatter(g->unpack, g->window, bytes);
 	g->inflated += n + DDX_WINDOW - room;
 	return 0;
 }

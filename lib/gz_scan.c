@@ -319,48 +319,18 @@ static int store_packed(dx_gzin *g, struct ddx_point *pt, const unsigned char *b
 	return dx__buf_add(&g->points, pt, sizeof *pt) < 0 ? dx__fail_nomem(err) : 0;
 }
 
-/* Inflates from a point with the lazy window of dx__inflate_lazy (mode,
- * window, wlen, bytes, len) into out, up to want bytes, the wlen bytes
- * before out free for the decoder's copy of the window (FILL: copied back
- * into window as filled): the count of the window's bytes used, or -1 (out
- * of memory, or FILL ran short); *made: the bytes written, *took: the
- * compressed bytes read for them. */
-static int64_t lazy_trial(dx_inflate *s, const unsigned char *comp, size_t clen, unsigned bits, int mode,
-                          unsigned char *window, size_t wlen, unsigned char *bytes, size_t len,
-                          unsigned char *out, size_t want, size_t *made, size_t *took)
-{
-	const unsigned char *in = comp;
-	size_t avail = clen, room = want;
-	/* The decoder's lazy window lies just before the output. */
-	unsigned char *lazy = out - wlen;
-	if (mode == DX_LAZY_RECORD)
-		memcpy(lazy, window, wlen);
-	else
-		memset(lazy, 0, wlen);
-	own_at_point(s, comp, bits, &in, &avail);
-	if (dx__inflate_lazy(s, mode, lazy, wlen, bytes, len) < 0)
-		return -1;
-	dx__inflate_run(s, &in, &avail, &out, &room, 1, DX_INF_NO_STOP);
-	*made = want - room;
-	*took = clen - avail;
-	if (mode == DX_LAZY_FILL)
-		memcpy(window, lazy, wlen);
-	return dx__inflate_lazy_end(s);
-}
-
 /*
  * A block boundary's point stored with as little of its window as the
- * output after it needs: the bytes that output uses, found by docdex's
- * decoder whatever the codec (dx__inflate_lazy records them in the order
- * the output first uses them), as a sparse window (those bytes at their
- * places, the rest zero), or where asked (g->packed) and a reader can
- * unpack it (the output's first 32 KiB come from at most DDX_PACK_INPUT
- * compressed bytes), packed: those bytes alone, in that order
- * (docdex-index(5)).  Each is proven on the real output first: the packed
- * bytes through the lazy window that readers fill, and the sparse window
- * through the codec's inflate, which readers are given.  A point whose
- * output uses no window byte gets no window; one that fails a proof, its
- * whole window.
+ * output after it needs: the bytes that output reads, which docdex's
+ * decoder marks whatever the codec (dx__inflate_lazy), as a sparse window
+ * (those bytes at their places, the rest zero), or where asked (g->packed)
+ * and a reader can unpack it (the output's first 32 KiB come from at most
+ * DDX_PACK_INPUT compressed bytes), packed: those bytes alone, in their
+ * order in the window (docdex-index(5)).  Readers find their places as the
+ * decoder found them here, from the compressed data alone; the sparse
+ * window is proven on the real output through the codec's inflate, which
+ * readers are given.  A point whose output reads no window byte gets no
+ * window; one that fails the proof, its whole window.
  */
 static int settle_window(dx_gzin *g, struct gz_job *p, dx_err *err)
 {
@@ -380,17 +350,27 @@ static int settle_window(dx_gzin *g, struct gz_job *p, dx_err *err)
 		return dx__fail_nomem(err);
 	}
 	unsigned char *packed = g->scratch, *sparse = g->scratch + DDX_WINDOW;
-	unsigned char *got = g->scratch + 3 * DDX_WINDOW;
-	size_t made, took;
-	int64_t used = lazy_trial(g->wown, comp, clen, p->pt.bits, DX_LAZY_RECORD, p->window, wlen, packed, wlen,
-	                          got, want, &made, &took);
+	/* The bytes read marked as a reader marks them, with a window of
+	 * zeros (the decoder's lazy window lies just before its output). */
+	unsigned char *out = g->scratch + 3 * DDX_WINDOW, *o = out;
+	const unsigned char *in = comp;
+	size_t avail = clen, room = want;
+	memset(out - wlen, 0, wlen);
+	own_at_point(g->wown, comp, p->pt.bits, &in, &avail);
+	if (dx__inflate_lazy(g->wown, DX_LAZY_MARK, out - wlen, wlen, NULL, 0) < 0) {
+		free(comp);
+		return dx__fail_nomem(err);
+	}
+	dx__inflate_run(g->wown, &in, &avail, &o, &room, 1, DX_INF_NO_STOP);
+	int64_t used = dx__inflate_lazy_end(g->wown);
+	size_t took = clen - avail;
 	int proven = 0;
-	if (used >= 0 && made == want) {
-		proven = lazy_trial(g->wown, comp, clen, p->pt.bits, DX_LAZY_FILL, sparse, wlen, packed, (size_t)used,
-		                    got, want, &made, &took) == used &&
-		         made == want && memcmp(got, p->after, want) == 0 &&
-		         trial(g, comp, clen, p->pt.bits, sparse, wlen, want) == want &&
-		         memcmp(got, p->after, want) == 0;
+	if (!room) {
+		dx__inflate_lazy_gather(g->wown, p->window, packed);
+		memset(sparse, 0, wlen);
+		dx__inflate_lazy_scatter(g->wown, sparse, packed);
+		proven = trial(g, comp, clen, p->pt.bits, sparse, wlen, want) == want &&
+		         memcmp(out, p->after, want) == 0;
 	}
 	free(comp);
 	if (!proven)

@@ -14,9 +14,12 @@
 #include "docdex.h"
 
 #define DDX_MAGIC "\x89" "DDX\r\n\x1a\n"  /* 8 bytes; CR/LF catch text-mode copies */
-/* Version 3 added packed windows (DDX_POINT_PACKED): an index that has
- * none is written as version 2, which older docdex reads. */
-#define DDX_VERSION 3
+/* Version 3 added packed windows (DDX_POINT_PACKED), their bytes in the
+ * order the data after the point first reads them; version 4 keeps them
+ * in their order in the window, which deflates smaller.  An index that has
+ * none is written as version 2, which older docdex reads; version 3 is
+ * read, no longer written. */
+#define DDX_VERSION 4
 #define DDX_VERSION_OLDEST 2
 #define DDX_BYTE_ORDER 0x01020304u
 #define DDX_ALIGN 64
@@ -106,10 +109,11 @@ struct ddx_source {
  * sits at a deflate block boundary: the bits unused of byte coff - 1 are
  * fed in first, and its window (the output before it that later matches
  * refer to, other bytes zero) preset as dictionary.  A packed window
- * (DDX_POINT_PACKED) holds only the bytes that matches refer to, in the
- * order the output after the point first refers to them: a reader finds
- * their places by inflating that output (inflate.h, dx__inflate_lazy),
- * from at most DDX_PACK_INPUT compressed bytes from the point's first.
+ * (DDX_POINT_PACKED) holds only the bytes that matches refer to, in their
+ * order in the window (version 3: in the order the output after the point
+ * first refers to them): a reader finds their places by inflating that
+ * output (inflate.h, dx__inflate_lazy), from at most DDX_PACK_INPUT
+ * compressed bytes from the point's first.
  * A packed window flagged DDX_POINT_DICT is deflated with a preset
  * dictionary, the first 32 KiB of the content, stored as the window of the
  * source's first point (a member point at 0, flagged DDX_POINT_DICT too).

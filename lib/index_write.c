@@ -266,7 +266,7 @@ static uint64_t align_up(uint64_t v)
 }
 
 /* Whether a point has a packed window: only then is the index written as
- * version 3, so that a docdex that reads version 2 alone reads the others. */
+ * version 4, so that a docdex that reads version 2 alone reads the others. */
 static int packed_points(const builder *b)
 {
 	const struct ddx_point *p = (const void *)b->points.p;

@@ -82,14 +82,15 @@ struct dx_inflate {
 	size_t wnext;       /* where the ring's next byte goes */
 	unsigned char *base; /* dx__inflate_contiguous's, or NULL */
 	const unsigned char *stop; /* dx__inflate_stop_at's, or NULL */
-	/* dx__inflate_lazy's window, known as it is used: lazy is its mode
-	 * (0: none); the window is the whave bytes at base, the output right
-	 * after them; known[] says which of them are known, a bit each (byte
-	 * p: bit p % 64 of word p / 64), so that a match over bytes known
-	 * already costs a test a word. */
+	/* dx__inflate_lazy's window: lazy is its mode (0: none); the window
+	 * is the whave bytes at base, the output right after them; known[]
+	 * says which of them a match has read, a bit each (byte p: bit p % 64
+	 * of word p / 64), so that a match over bytes read already costs a
+	 * test a word.  It is kept after dx__inflate_lazy_end, for
+	 * dx__inflate_lazy_gather and _scatter, over known_len bytes. */
 	int lazy;
 	unsigned char *lazy_bytes;
-	size_t lazy_len, lazy_pos;
+	size_t lazy_len, lazy_pos, known_len;
 	int lazy_short;
 	uint64_t *known;
 	uint32_t lit[LIT_ENOUGH];
@@ -409,8 +410,9 @@ static int header(dx_inflate *s, struct bits *b)
 	return rc;
 }
 
-/* Bytes [at, at + n) of a lazy window are about to be read: those not
- * known yet get their bytes, in order (see dx__inflate_lazy). */
+/* Bytes [at, at + n) of a lazy window are about to be read: marked so,
+ * and under DX_LAZY_FILL, those not read before get their bytes, in order
+ * (see dx__inflate_lazy). */
 static void lazy_use(dx_inflate *s, size_t at, size_t n)
 {
 	for (size_t end = at + n; at < end;) {
@@ -418,11 +420,9 @@ static void lazy_use(dx_inflate *s, size_t at, size_t n)
 		uint64_t range = (take == 64 ? ~(uint64_t)0 : ((uint64_t)1 << take) - 1) << bit;
 		uint64_t fresh = range & ~s->known[w];
 		s->known[w] |= fresh;
-		for (; fresh; fresh &= fresh - 1) {
+		for (; s->lazy == DX_LAZY_FILL && fresh; fresh &= fresh - 1) {
 			size_t p = w * 64 + (size_t)__builtin_ctzll(fresh);
-			if (s->lazy == DX_LAZY_RECORD)
-				s->lazy_bytes[s->lazy_pos++] = s->base[p];
-			else if (s->lazy_pos < s->lazy_len)
+			if (s->lazy_pos < s->lazy_len)
 				s->base[p] = s->lazy_bytes[s->lazy_pos++];
 			else
 				s->lazy_short = 1; /* the byte stays 0 */
@@ -504,6 +504,9 @@ static int huffman(dx_inflate *s, struct bits *b, const unsigned char *out0, uns
 	uint64_t bb = b->bb;
 	unsigned bc = b->bc;
 	const uint32_t *lit = s->lit, *dist = s->dist;
+	/* Under DX_LAZY_MARK the output is not kept: a match only marks what
+	 * it reads of the window. */
+	const int dry = s->lazy == DX_LAZY_MARK;
 	int rc = DX_INF_MORE;
 	/* Where to stop, and the room the fast loop counts with: it starts a
 	 * symbol before the stop only, and the counted path none after. */
@@ -579,11 +582,15 @@ static int huffman(dx_inflate *s, struct bits *b, const unsigned char *out0, uns
 				e = lit[bb & LIT_MASK];
 			}
 			size_t have = (size_t)(out - out0);
-			if (d > have) {
-				if (d > have + s->whave) {
-					rc = DX_INF_BAD;
-					goto out;
-				}
+			if (d > have && d > have + s->whave) {
+				rc = DX_INF_BAD;
+				goto out;
+			}
+			if (dry) {
+				if (d > have)
+					lazy_use(s, (size_t)(out - d - s->base), len < d - have ? len : d - have);
+				out += len;
+			} else if (d > have) {
 				out = copy_far(s, out0, out, len, d);
 			} else if (d >= 16) {
 				/* 16 bytes at a time, 32 before the first test
@@ -807,6 +814,7 @@ int dx__inflate_lazy(dx_inflate *s, int mode, unsigned char *window, size_t wlen
 	s->lazy_len = len;
 	s->lazy_pos = 0;
 	s->lazy_short = 0;
+	s->known_len = wlen;
 	s->whave = wlen;
 	return 0;
 }
@@ -814,10 +822,47 @@ int dx__inflate_lazy(dx_inflate *s, int mode, unsigned char *window, size_t wlen
 int64_t dx__inflate_lazy_end(dx_inflate *s)
 {
 	int64_t n = s->lazy_short ? -1 : (int64_t)s->lazy_pos;
+	if (s->lazy == DX_LAZY_MARK) {
+		n = 0;
+		for (size_t w = 0; w * 64 < s->known_len; w++)
+			n += __builtin_popcountll(s->known[w]);
+	}
 	/* The window is history since base now, as the output after it. */
 	s->lazy = 0;
 	s->whave = 0;
 	return n;
+}
+
+/* The bytes of window that the last lazy run marked, in their order:
+ * copied into bytes, or from them (scatter).  A run of marked bytes at a
+ * time: they come in runs as matches read them. */
+static void lazy_move(const dx_inflate *s, unsigned char *window, unsigned char *bytes, int scatter)
+{
+	for (size_t w = 0; w * 64 < s->known_len; w++) {
+		uint64_t m = s->known[w];
+		while (m) {
+			unsigned at = (unsigned)__builtin_ctzll(m);
+			uint64_t rest = ~(m >> at);
+			unsigned n = rest ? (unsigned)__builtin_ctzll(rest) : 64 - at;
+			unsigned char *wp = window + w * 64 + at;
+			if (scatter)
+				memcpy(wp, bytes, n);
+			else
+				memcpy(bytes, wp, n);
+			bytes += n;
+			m = at + n >= 64 ? 0 : m & ~(uint64_t)0 << (at + n);
+		}
+	}
+}
+
+void dx__inflate_lazy_gather(const dx_inflate *s, const unsigned char *window, unsigned char *bytes)
+{
+	lazy_move(s, (unsigned char *)(uintptr_t)window, bytes, 0);
+}
+
+void dx__inflate_lazy_scatter(const dx_inflate *s, unsigned char *window, const unsigned char *bytes)
+{
+	lazy_move(s, window, (unsigned char *)(uintptr_t)bytes, 1);
 }
 
 dx_inflate *dx__inflate_new(void)

@@ -73,25 +73,35 @@ void dx__inflate_prime(dx_inflate *s, unsigned bits, unsigned value);
 
 /*
  * A window known only as it is used, for access points that store only
- * the window bytes the data after them uses, in the order it first uses
- * them (see docdex-index(5), packed windows).  Right after a reset (and
- * dx__inflate_prime), instead of a history: the window is the wlen bytes
- * (at most 32 KiB) at window, and the output goes on right after them, at
- * window + wlen, each call writing on where the one before stopped (as
- * after dx__inflate_contiguous(window)).  Each of its bytes, the first
- * time a match reads it:
- *   DX_LAZY_RECORD: window holds them all; the byte is appended to bytes
- *                   (room for wlen);
- *   DX_LAZY_FILL:   the byte is the next of bytes[0, len), and is written
- *                   into window (which the caller zeroed) at its place.
+ * the window bytes the data after them uses (see docdex-index(5), packed
+ * windows).  Right after a reset (and dx__inflate_prime), instead of a
+ * history: the window is the wlen bytes (at most 32 KiB) at window, and the
+ * output goes on right after them, at window + wlen, each call writing on
+ * where the one before stopped (as after dx__inflate_contiguous(window)).
+ * Each byte of it that a match reads is marked, and:
+ *   DX_LAZY_MARK: no more (bytes, len unused).  Which bytes are read
+ *                 depends on the compressed data alone, not on the
+ *                 window's bytes: a reader that has only the marked ones
+ *                 finds their places with a window of zeros (the output
+ *                 then wrong where it copied them), puts them there with
+ *                 dx__inflate_lazy_scatter, and inflates again;
+ *   DX_LAZY_FILL:  (index format version 3) the first time it is read,
+ *                  the byte is the next of bytes[0, len), in the order the
+ *                  output first reads them, and is written into window
+ *                  (which the caller zeroed) at its place.
  * -1 when out of memory.
  */
-enum { DX_LAZY_RECORD = 1, DX_LAZY_FILL = 2 };
+enum { DX_LAZY_MARK = 1, DX_LAZY_FILL = 2 };
 int dx__inflate_lazy(dx_inflate *s, int mode, unsigned char *window, size_t wlen, unsigned char *bytes,
                      size_t len);
-/* Ends it: the count of bytes appended or taken, or -1 when FILL ran out
- * of them (the bytes it lacked read as 0). */
+/* Ends it: MARK, the count of bytes marked; FILL, the count taken, or -1
+ * when it ran out of them (the bytes it lacked read as 0). */
 int64_t dx__inflate_lazy_end(dx_inflate *s);
+/* After a MARK run ended, until the next dx__inflate_lazy: the marked
+ * bytes of its window (of the same wlen), in their order in it, copied into
+ * bytes (gather) or from them into their places (scatter). */
+void dx__inflate_lazy_gather(const dx_inflate *s, const unsigned char *window, unsigned char *bytes);
+void dx__inflate_lazy_scatter(const dx_inflate *s, unsigned char *window, const unsigned char *bytes);
 
 /* The bits of the stream that lie in the byte just before *in, unread:
  * 0 to 7, as zlib's data_type & 7 (an access point's `bits`). */

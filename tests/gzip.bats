@@ -100,9 +100,9 @@ serves_like_plain() {
 		plain=${pair%%:*}.tsv gz=${pair#*:}.tsv.gz
 		dx index -q -f --span 64K --sparse-windows -o "$gz.sparse.ddx" "$gz"
 		dx index -q -f --span 64K -o "$gz.packed.ddx" "$gz"
-		# Written as version 3 only where a window is packed.
+		# Written as version 4 only where a window is packed.
 		equals "$(dx index --stats "$gz.sparse.ddx" | sed -n 2p)" "version	2"
-		equals "$(dx index --stats "$gz.packed.ddx" | sed -n 2p)" "version	3"
+		equals "$(dx index --stats "$gz.packed.ddx" | sed -n 2p)" "version	4"
 		# The same points (field 9 of source), and windows (10) of at
 		# most 0.85 the bytes, the dictionary included.
 		sparse=$(dx index --stats "$gz.sparse.ddx" | awk -F'\t' '$1 == "source" { print $9, $10 }')
@@ -121,6 +121,34 @@ serves_like_plain() {
 			done
 		done
 	done
+}
+
+@test "an index written as version 3 of the format, its packed windows in the order first used, reads alike" {
+	# Written by the docdex that wrote version 3 (tests/data/SOURCES.md),
+	# which knew the file by its size, time and contents.
+	cp "$DATA/packed-v3.tsv.gz" "$DATA/packed-v3.tsv.gz.ddx" .
+	touch -d @1767225600 packed-v3.tsv.gz
+	equals "$(dx index --stats packed-v3.tsv.gz.ddx | sed -n 2p)" "version	3"
+	gzip -dc packed-v3.tsv.gz > p.tsv
+	dx index -q p.tsv
+	cut -f1 p.tsv | shuf --random-source=<(yes) > ids
+	dx get p.tsv < ids > want
+	local codec access
+	for codec in default zlib; do
+		for access in pread mmap; do
+			DOCDEX_CODEC=$codec dx get --access $access packed-v3.tsv.gz.ddx < ids > got
+			cmp got want
+		done
+	done
+	run dx index --verify packed-v3.tsv.gz.ddx
+	status_is 0
+	# Built again, it is version 4, with the same points.
+	dx index -q -f --span 64K -o v4.ddx packed-v3.tsv.gz
+	equals "$(dx index --stats v4.ddx | sed -n 2p)" "version	4"
+	equals "$(dx index --stats v4.ddx | awk -F'\t' '$1 == "source" { print $9 }')" \
+		"$(dx index --stats packed-v3.tsv.gz.ddx | awk -F'\t' '$1 == "source" { print $9 }')"
+	dx get v4.ddx < ids > got
+	cmp got want
 }
 
 @test "packed windows with their dictionaries, two gzip files in one index" {

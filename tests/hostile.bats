@@ -167,13 +167,13 @@ lying_index() {
 	lying_index gz.ddx c.tsv.gz 19999 point.0.window_clen 50 "$(printf "$damaged" "bad dictionary")"
 	lying_index gz.ddx c.tsv.gz 19999 point.0.flags 1 "$(printf "$damaged" "no dictionary")"
 	lying_index gz.ddx c.tsv.gz 19999 point.$last.flags 2 "$(printf "$damaged" "bad window")"
-	# Version 2, which had no packed windows, is read; 1 and 4 are not.
+	# Version 2, which had no packed windows, is read; 1 and 5 are not.
 	cp gz.ddx c.tsv.gz.ddx
 	"$DX_POKE" c.tsv.gz.ddx version 2
 	equals "$(dx get c.tsv.gz 0 19999)" "$(sed -n '1p;$p' c.tsv)"
-	for v in 1 4; do
+	for v in 1 5; do
 		lying_index gz.ddx c.tsv.gz 19999 version $v \
-			"index format version $v, this docdex reads versions 2 to 3: rebuild it: 'c.tsv.gz.ddx'"
+			"index format version $v, this docdex reads versions 2 to 4: rebuild it: 'c.tsv.gz.ddx'"
 	done
 }
 

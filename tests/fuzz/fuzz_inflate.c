@@ -10,11 +10,15 @@
  * to the end and told to stop a piece further on (dx__inflate_stop_at),
  * which it must not stop short of nor pass by more than a symbol.  And
  * once more after a window (WINDOW below; zlib given it as dictionary), as
- * a packed access point is read: the window's bytes that the data uses
- * recorded as it first uses them (DX_LAZY_RECORD), then the data inflated
- * again with only those, filled in as it uses them (DX_LAZY_FILL): both
- * must give zlib's output, and the second take exactly the bytes the first
- * recorded, each at its place in the window.
+ * a packed access point is read: the window's bytes that the data reads
+ * marked (DX_LAZY_MARK, whose output is not kept), the data accepted or
+ * refused as zlib does; marked again with a window of zeros, as a reader
+ * does, the same bytes; those bytes put in their places
+ * (dx__inflate_lazy_scatter) in a window otherwise zero, which must then
+ * give zlib's output as the history of a plain decode.  Last, the lazy
+ * window of index format version 3 (DX_LAZY_FILL), given those bytes: it
+ * must take as many and put each at a marked place (the order it takes
+ * them in is tested on an index that version wrote, in tests/gzip.bats).
  *
  * Input: a control byte, then the DEFLATE data.  Control bits 0-2 choose
  * the size of the input pieces, 3-5 that of the output room, 6-7 where a
@@ -67,11 +71,11 @@ static int zlib_inflate(const uint8_t *data, size_t size, const unsigned char *d
 }
 
 /* The passes of docdex's inflater. */
-enum { PIECES, CONTIGUOUS, RECORD, FILL };
+enum { PIECES, CONTIGUOUS, MARK, MARK_ZERO, SPARSE, FILL };
 
-/* The window of the RECORD and FILL passes: words, so that data deflated
- * with it as dictionary refers to it (make_inflate_seeds.py writes such
- * seeds); the same bytes there. */
+/* The window of the lazy passes: words, so that data deflated with it as
+ * dictionary refers to it (make_inflate_seeds.py writes such seeds); no
+ * byte of it is 0. */
 static unsigned char window[WINDOW];
 static void make_window(void)
 {
@@ -85,29 +89,34 @@ static void make_window(void)
 }
 
 /* The same through docdex's inflater, in pieces; CONTIGUOUS: into one
- * buffer, each call stopped at a piece's end rather than given its room;
- * RECORD and FILL: after a lazy window (the output right after it, as the
- * decoder wants), bytes[0, *nbytes) the ones used (FILL: given, *nbytes
- * then the count taken, or -1), filled holding the window as FILL put it
- * together. */
+ * buffer, each call stopped at a piece's end rather than given its room.
+ * The others after a window, the output right after it: MARK, a lazy one
+ * holding the window, and MARK_ZERO, one of zeros, *nbytes then the count
+ * marked and bytes[0, *nbytes) the window's bytes marked (MARK_ZERO:
+ * filled the window of zeros with them put in place); SPARSE, filled as
+ * the plain history; FILL, a lazy one of zeros given bytes[0, *nbytes),
+ * *nbytes then the count taken (or -1) and filled the window they made. */
 static int own_inflate(const uint8_t *data, size_t size, unsigned ctl, int pass, unsigned char *out, size_t *n,
                        size_t *end, unsigned char *bytes, int64_t *nbytes, unsigned char *filled)
 {
 	dx_inflate *s = dx__inflate_new();
-	int lazy = pass == RECORD || pass == FILL;
-	unsigned char *lin = lazy ? malloc(WINDOW + LIMIT) : NULL, *dst = lazy ? lin + WINDOW : out;
-	if (!s || (lazy && !lin))
+	int after = pass >= MARK, lazy = after && pass != SPARSE;
+	unsigned char *lin = after ? malloc(WINDOW + LIMIT) : NULL, *dst = after ? lin + WINDOW : out;
+	if (!s || (after && !lin))
 		abort();
 	if (pass == CONTIGUOUS)
 		dx__inflate_contiguous(s, out);
-	if (pass == RECORD) {
-		memcpy(lin, window, WINDOW);
-		if (dx__inflate_lazy(s, DX_LAZY_RECORD, lin, WINDOW, bytes, WINDOW) < 0)
-			abort();
+	if (pass == SPARSE) {
+		memcpy(lin, filled, WINDOW);
+		dx__inflate_contiguous(s, lin);
 	}
-	if (pass == FILL) {
-		memset(lin, 0, WINDOW);
-		if (dx__inflate_lazy(s, DX_LAZY_FILL, lin, WINDOW, bytes, (size_t)*nbytes) < 0)
+	if (lazy) {
+		if (pass == MARK)
+			memcpy(lin, window, WINDOW);
+		else
+			memset(lin, 0, WINDOW);
+		if (dx__inflate_lazy(s, pass == FILL ? DX_LAZY_FILL : DX_LAZY_MARK, lin, WINDOW, bytes,
+		                     pass == FILL ? (size_t)*nbytes : 0) < 0)
 			abort();
 	}
 	int contiguous = pass == CONTIGUOUS;
@@ -158,13 +167,36 @@ static int own_inflate(const uint8_t *data, size_t size, unsigned ctl, int pass,
 	*end = (size_t)(in - data);
 	if (lazy) {
 		*nbytes = dx__inflate_lazy_end(s);
-		memcpy(out, dst, produced);
+		if (pass == MARK)
+			dx__inflate_lazy_gather(s, window, bytes);
+		if (pass == MARK_ZERO) {
+			memset(filled, 0, WINDOW);
+			dx__inflate_lazy_scatter(s, filled, bytes);
+		}
 		if (pass == FILL)
 			memcpy(filled, lin, WINDOW);
+	}
+	if (after) {
+		memcpy(out, dst, produced);
 		free(lin);
 	}
 	dx__inflate_free(s);
 	return res;
+}
+
+/* Both decoders accept the data or refuse it alike, and end alike. */
+static void compare_ends(int ra, size_t na, size_t ea, int rb, size_t nb, size_t eb)
+{
+	if (ra != 2 && rb != 2 && ra != rb) {
+		fprintf(stderr, "fuzz_inflate: zlib %s, docdex %s\n", ra ? "ends" : "refuses",
+		        rb ? "ends" : "refuses");
+		abort();
+	}
+	if (ra == 1 && rb == 1 && (na != nb || ea != eb)) {
+		fprintf(stderr, "fuzz_inflate: zlib ends after %zu bytes in, %zu out; docdex %zu, %zu\n", ea, na,
+		        eb, nb);
+		abort();
+	}
 }
 
 /* Both decoders' results agree (see the top). */
@@ -176,16 +208,7 @@ static void compare(int ra, const unsigned char *a, size_t na, size_t ea, int rb
 		fprintf(stderr, "fuzz_inflate: the outputs differ\n");
 		abort();
 	}
-	if (ra != 2 && rb != 2 && ra != rb) {
-		fprintf(stderr, "fuzz_inflate: zlib %s, docdex %s\n", ra ? "ends" : "refuses",
-		        rb ? "ends" : "refuses");
-		abort();
-	}
-	if (ra == 1 && rb == 1 && (na != nb || ea != eb)) {
-		fprintf(stderr, "fuzz_inflate: zlib ends after %zu bytes in, %zu out; docdex %zu, %zu\n", ea, na,
-		        eb, nb);
-		abort();
-	}
+	compare_ends(ra, na, ea, rb, nb, eb);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -205,36 +228,42 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		compare(ra, a, na, ea, rb, b, nb, eb);
 	}
 
-	/* After a window: recorded, then filled from what was recorded. */
-	static unsigned char bytes[WINDOW], filled[WINDOW];
-	int64_t nrec, ntook;
+	/* After a window: its bytes marked, then put in place from what
+	 * they were (see the top). */
+	static unsigned char bytes[WINDOW], filled[WINDOW], filled_v3[WINDOW];
+	int64_t nmark, nzero, ntook;
 	if (!window[0])
 		make_window();
 	ra = zlib_inflate(data, size, window, a, &na, &ea);
-	int rb = own_inflate(data, size, ctl, RECORD, b, &nb, &eb, bytes, &nrec, NULL);
-	compare(ra, a, na, ea, rb, b, nb, eb);
-	if (nrec < 0)
-		abort();
-	ntook = nrec;
-	int rc = own_inflate(data, size, ctl, FILL, a, &na, &ea, bytes, &ntook, filled);
-	if (rc != rb || na != nb || ea != eb || memcmp(a, b, nb) != 0) {
-		fprintf(stderr, "fuzz_inflate: a filled window gives other output than the whole one\n");
-		abort();
-	}
-	if (ntook != nrec) {
-		fprintf(stderr, "fuzz_inflate: %lld window bytes recorded, %lld taken\n", (long long)nrec,
-		        (long long)ntook);
+	int rb = own_inflate(data, size, ctl, MARK, b, &nb, &eb, bytes, &nmark, NULL);
+	compare_ends(ra, na, ea, rb, nb, eb);
+	size_t nz, ez;
+	int rz = own_inflate(data, size, ctl, MARK_ZERO, b, &nz, &ez, bytes, &nzero, filled);
+	if (rz != rb || nz != nb || ez != eb || nzero != nmark) {
+		fprintf(stderr, "fuzz_inflate: %lld window bytes marked with the window, %lld with zeros\n",
+		        (long long)nmark, (long long)nzero);
 		abort();
 	}
-	/* The window's bytes are never 0: each taken lies at its place. */
 	int64_t placed = 0;
 	for (size_t i = 0; i < WINDOW; i++) {
 		if (filled[i] && filled[i] != window[i])
 			abort();
 		placed += filled[i] != 0;
 	}
-	if (placed != nrec)
+	if (placed != nmark)
 		abort();
+	rb = own_inflate(data, size, ctl, SPARSE, b, &nb, &eb, NULL, NULL, filled);
+	compare(ra, a, na, ea, rb, b, nb, eb);
+	ntook = nmark;
+	own_inflate(data, size, ctl, FILL, b, &nb, &eb, bytes, &ntook, filled_v3);
+	if (ntook != nmark) {
+		fprintf(stderr, "fuzz_inflate: %lld window bytes marked, %lld taken\n", (long long)nmark,
+		        (long long)ntook);
+		abort();
+	}
+	for (size_t i = 0; i < WINDOW; i++)
+		if (!filled_v3[i] != !filled[i])
+			abort();
 	free(a);
 	free(b);
 	return 0;
