@@ -431,6 +431,13 @@ static void lazy_use(dx_inflate *s, size_t at, size_t n)
 	}
 }
 
+/* A match of len bytes at distance d, with have bytes of output before
+ * out, that starts in the lazy window: the bytes it reads there, marked. */
+static inline void lazy_match(dx_inflate *s, const unsigned char *out, unsigned len, unsigned d, size_t have)
+{
+	lazy_use(s, (size_t)(out - d - s->base), len < d - have ? len : d - have);
+}
+
 /* Writes len bytes of the match at distance d, which starts before the
  * history in the output (out0: this call's output, or the base's): what
  * lies in the window's ring, or in a lazy window just before the output
@@ -442,10 +449,9 @@ static unsigned char *copy_far(dx_inflate *s, const unsigned char *out0, unsigne
 	size_t have = (size_t)(out - out0);
 	if (d > have && s->lazy) {
 		/* From the lazy window, which lies just before the output. */
-		const unsigned char *src = out - d;
-		lazy_use(s, (size_t)(src - s->base), len < d - have ? len : d - have);
+		lazy_match(s, out, len, d, have);
 		if (d >= len) {
-			memcpy(out, src, len);
+			memcpy(out, out - d, len);
 			return out + len;
 		}
 	} else if (d > have) {
@@ -588,7 +594,7 @@ static int huffman(dx_inflate *s, struct bits *b, const unsigned char *out0, uns
 			}
 			if (dry) {
 				if (d > have)
-					lazy_use(s, (size_t)(out - d - s->base), len < d - have ? len : d - have);
+					lazy_match(s, out, len, d, have);
 				out += len;
 			} else if (d > have) {
 				out = copy_far(s, out0, out, len, d);
