@@ -175,7 +175,7 @@ static int block_whole(dx_gzsrc *g, dx_err *err)
  * when it is not one (another gzip member, or the end of the file: the
  * stream takes it), or an error.  A block come to in sequence, from the one
  * before, is inflated whole by libdeflate where it serves (codec.h; docdex's
- * decoder takes 1.4 times as long a byte); one jumped to is inflated as far
+ * decoder takes 1.1 times as long a byte); one jumped to is inflated as far
  * as the reads ask. */
 static int block_at(dx_gzsrc *g, uint64_t off, int in_sequence, dx_err *err)
 {

@@ -10,7 +10,10 @@
  * table.  Three things keep the chain from one table read to the next
  * short: an entry drops its code and extra bits in one shift by its own
  * low byte; the next symbol's entry is read before a match is copied; and
- * up to three literals are decoded per refill.  Near the end of the input
+ * up to three literals are decoded per refill.  A literal/length entry's
+ * kind costs two tests at most, a bit each: a literal?  else a length?
+ * (what is left, rare, goes aside: a second level, the block's end, a bad
+ * code); a distance's one.  Near the end of the input
  * or of the output room, the same tables are read one symbol at a time
  * with every bit counted, so that the decoder can stop between symbols
  * and go on in the next call.
@@ -46,19 +49,22 @@ enum {
  * length or a distance its extra bits too, so that one shift takes both;
  * the code's length again (8-11), where a length's or distance's extra bits
  * start, or the size in bits of a second-level table; its kind (12-15; a
- * literal and a link to a second level have a bit each, for the fast loop's
- * tests); its value (16-31): a literal, a base length or distance, or where
- * the second-level table starts.  The bits dropped sit alone in the low byte
- * so that the fast loop shifts by the entry itself, one step less between a
- * table read and the next.
+ * literal, a link to a second level, and a length or distance have a bit
+ * each, for the fast loop's tests); its value (16-31): a literal, a base
+ * length or distance, or where the second-level table starts.  The bits
+ * dropped sit alone in the low byte so that the fast loop shifts by the
+ * entry itself, one step less between a table read and the next.
  */
-enum { K_BAD, K_LEN, K_EOB, K_DIST, K_SUB = 4, K_LIT = 8 };
+enum { K_BAD, K_EOB, K_SUB, K_LEN = 4, K_DIST = 5, K_LIT = 8 };
 #define E_BITS(e) ((uint8_t)(e))
 #define E_CODE(e) (((e) >> 8) & 15u)
 #define E_KIND(e) (((e) >> 12) & 15u)
 #define E_VAL(e) ((e) >> 16)
 #define F_LIT ((uint32_t)K_LIT << 12)
 #define F_SUB ((uint32_t)K_SUB << 12)
+/* Lengths and distances have this bit, the rare kinds (a second level, an
+ * end of block, a bad code) not: one test sets those three aside. */
+#define F_PLAIN ((uint32_t)K_LEN << 12)
 #define ENTRY(kind, code, bits, val) \
 	((uint32_t)(bits) | (uint32_t)(code) << 8 | (uint32_t)(kind) << 12 | (uint32_t)(val) << 16)
 
@@ -70,6 +76,10 @@ static inline unsigned extra_bits(uint64_t bb, uint32_t e)
 }
 
 enum { M_HEAD, M_STORED, M_HUFF, M_DONE };
+
+struct bits;
+/* The decoding of a Huffman block's symbols (huffman()). */
+typedef int huffman_fn(dx_inflate *, struct bits *, const unsigned char *, unsigned char **, unsigned char *, int);
 
 struct dx_inflate {
 	uint64_t bb;        /* bits not yet used, the next in the low bits */
@@ -93,6 +103,8 @@ struct dx_inflate {
 	size_t lazy_len, lazy_pos, known_len;
 	int lazy_short;
 	uint64_t *known;
+	/* huffman(), as compiled for this CPU (huffman_for_cpu) */
+	huffman_fn *huffman;
 	uint32_t lit[LIT_ENOUGH];
 	uint32_t dist[DIST_ENOUGH];
 	unsigned char win[WSIZE];
@@ -502,8 +514,8 @@ static inline const unsigned char *stop_of(const dx_inflate *s, const unsigned c
 /* The symbols of a Huffman block, to its end (ENDED), or until the input or
  * the output room runs out or the output reaches s->stop (DX_INF_MORE), or
  * an error. */
-static int huffman(dx_inflate *s, struct bits *b, const unsigned char *out0, unsigned char **outp,
-                   unsigned char *out_end, int final)
+static inline __attribute__((always_inline)) int huffman(dx_inflate *s, struct bits *b, const unsigned char *out0,
+                                                         unsigned char **outp, unsigned char *out_end, int final)
 {
 	unsigned char *out = *outp;
 	const unsigned char *in = b->in, *in_end = b->end;
@@ -539,10 +551,9 @@ static int huffman(dx_inflate *s, struct bits *b, const unsigned char *out0, uns
 			e = lit[bb & LIT_MASK];
 		}
 		while (in_end - in >= 8 && fast_end - out >= FAST_ROOM) {
-			e = second(lit, LIT_BITS, e, &bb, &bc);
 			if (e & F_LIT) {
-				/* Up to two more literals, of 11 bits at most,
-				 * and the next entry: 15 + 11 + 11 bits of 56. */
+				/* Up to two more literals, and the next entry,
+				 * from the first level: 4 times 11 bits of 56. */
 				bb >>= E_BITS(e);
 				bc -= E_BITS(e);
 				*out++ = (unsigned char)E_VAL(e);
@@ -562,21 +573,39 @@ static int huffman(dx_inflate *s, struct bits *b, const unsigned char *out0, uns
 				REFILL();
 				continue;
 			}
+			if (!(e & F_PLAIN)) {
+				/* A code longer than the first level's, the
+				 * block's end, or a bad code. */
+				e = second(lit, LIT_BITS, e, &bb, &bc);
+				if (e & F_LIT) {
+					bb >>= E_BITS(e);
+					bc -= E_BITS(e);
+					*out++ = (unsigned char)E_VAL(e);
+					e = lit[bb & LIT_MASK];
+					REFILL();
+					continue;
+				}
+				if (!(e & F_PLAIN)) {
+					bb >>= E_BITS(e);
+					bc -= E_BITS(e);
+					rc = E_KIND(e) == K_EOB ? ENDED : DX_INF_BAD;
+					goto out;
+				}
+			}
 			unsigned len = E_VAL(e) + extra_bits(bb, e);
 			bb >>= E_BITS(e);
 			bc -= E_BITS(e);
-			if (E_KIND(e) != K_LEN) {
-				rc = E_KIND(e) == K_EOB ? ENDED : DX_INF_BAD;
-				goto out;
+			e = dist[bb & ((1u << DIST_BITS) - 1)];
+			if (!(e & F_PLAIN)) {
+				e = second(dist, DIST_BITS, e, &bb, &bc);
+				if (!(e & F_PLAIN)) {
+					rc = DX_INF_BAD;
+					goto out;
+				}
 			}
-			e = second(dist, DIST_BITS, dist[bb & ((1u << DIST_BITS) - 1)], &bb, &bc);
 			unsigned d = E_VAL(e) + extra_bits(bb, e);
 			bb >>= E_BITS(e);
 			bc -= E_BITS(e);
-			if (E_KIND(e) != K_DIST) {
-				rc = DX_INF_BAD;
-				goto out;
-			}
 			/* The next entry from the bits left where they are
 			 * enough (most often), so that its read and the
 			 * refill's wait on memory together. */
@@ -683,6 +712,38 @@ out:
 	return rc;
 }
 
+static int huffman_plain(dx_inflate *s, struct bits *b, const unsigned char *out0, unsigned char **outp,
+                         unsigned char *out_end, int final)
+{
+	return huffman(s, b, out0, outp, out_end, final);
+}
+
+/*
+ * The same, compiled for BMI2 where the CPU has it (x86-64 since 2013),
+ * chosen once per decoder, as libdeflate chooses its own: the fast loop
+ * shifts by amounts it reads from its tables, and BMI2's shifts take them
+ * in any register and leave the flags alone.  It took 0.95-0.96 of the
+ * time a byte of the portable code on the generated passages' .gz, on an
+ * AMD EPYC (user time, medians of 11, twice).
+ */
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+__attribute__((target("bmi2"))) static int huffman_bmi2(dx_inflate *s, struct bits *b, const unsigned char *out0,
+                                                        unsigned char **outp, unsigned char *out_end, int final)
+{
+	return huffman(s, b, out0, outp, out_end, final);
+}
+
+static huffman_fn *huffman_for_cpu(void)
+{
+	return __builtin_cpu_supports("bmi2") ? huffman_bmi2 : huffman_plain;
+}
+#else
+static huffman_fn *huffman_for_cpu(void)
+{
+	return huffman_plain;
+}
+#endif
+
 /* The history after a call that wrote out0[0, n): the ring takes at most
  * its size, so that a call that wrote little costs little. */
 static void keep_history(dx_inflate *s, const unsigned char *out0, size_t n)
@@ -741,7 +802,7 @@ int dx__inflate_run(dx_inflate *s, const unsigned char **inp, size_t *avail_in, 
 				rc = b.in == b.end && final ? DX_INF_TRUNC : DX_INF_MORE;
 				break;
 			}
-		} else if ((rc = huffman(s, &b, hist0, &out, out_end, final)) != ENDED) {
+		} else if ((rc = s->huffman(s, &b, hist0, &out, out_end, final)) != ENDED) {
 			break;
 		}
 		/* The block ended. */
@@ -790,6 +851,11 @@ void dx__inflate_reset(dx_inflate *s)
 	s->base = NULL;
 	s->stop = NULL;
 	s->lazy = 0;
+}
+
+void dx__inflate_portable(dx_inflate *s)
+{
+	s->huffman = huffman_plain;
 }
 
 void dx__inflate_contiguous(dx_inflate *s, unsigned char *base)
@@ -876,6 +942,7 @@ dx_inflate *dx__inflate_new(void)
 	dx_inflate *s = malloc(sizeof *s);
 	if (s) {
 		s->known = NULL;
+		s->huffman = huffman_for_cpu();
 		dx__inflate_reset(s);
 	}
 	return s;

@@ -38,6 +38,11 @@ dx_inflate *dx__inflate_new(void);
 void dx__inflate_free(dx_inflate *s);
 /* Back to the start of a new stream, with no history. */
 void dx__inflate_reset(dx_inflate *s);
+/* Decodes with the code compiled for any CPU of the build's architecture
+ * rather than the one chosen for this CPU (BMI2 on x86-64), which
+ * dx__inflate_new picks: for tests/fuzz/fuzz_inflate.c, which checks
+ * both. */
+void dx__inflate_portable(dx_inflate *s);
 
 /*
  * Decodes from *in (*avail_in bytes) into *out (*avail_out bytes), moving

@@ -8,7 +8,9 @@
  * some output, or never.  Then once more as a BGZF block is read: all its
  * output in one buffer (dx__inflate_contiguous), each call given the room
  * to the end and told to stop a piece further on (dx__inflate_stop_at),
- * which it must not stop short of nor pass by more than a symbol.  And
+ * which it must not stop short of nor pass by more than a symbol.  Both
+ * with the decode compiled for this CPU and with the portable one
+ * (dx__inflate_portable).  And
  * once more after a window (WINDOW below; zlib given it as dictionary), as
  * a packed access point is read: the window's bytes that the data reads
  * marked (DX_LAZY_MARK, whose output is not kept), the data accepted or
@@ -96,10 +98,16 @@ static void make_window(void)
  * filled the window of zeros with them put in place); SPARSE, filled as
  * the plain history; FILL, a lazy one of zeros given bytes[0, *nbytes),
  * *nbytes then the count taken (or -1) and filled the window they made. */
+/* Set: the decoders made use the code compiled for any CPU
+ * (dx__inflate_portable), not the one chosen for this one. */
+static int portable;
+
 static int own_inflate(const uint8_t *data, size_t size, unsigned ctl, int pass, unsigned char *out, size_t *n,
                        size_t *end, unsigned char *bytes, int64_t *nbytes, unsigned char *filled)
 {
 	dx_inflate *s = dx__inflate_new();
+	if (s && portable)
+		dx__inflate_portable(s);
 	int after = pass >= MARK, lazy = after && pass != SPARSE;
 	unsigned char *lin = after ? malloc(WINDOW + LIMIT) : NULL, *dst = after ? lin + WINDOW : out;
 	if (!s || (after && !lin))
@@ -223,10 +231,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	size_t na, nb, ea, eb;
 	int ra = zlib_inflate(data, size, NULL, a, &na, &ea);
-	for (int pass = PIECES; pass <= CONTIGUOUS; pass++) {
-		int rb = own_inflate(data, size, ctl, pass, b, &nb, &eb, NULL, NULL, NULL);
-		compare(ra, a, na, ea, rb, b, nb, eb);
-	}
+	for (portable = 1; portable >= 0; portable--)
+		for (int pass = PIECES; pass <= CONTIGUOUS; pass++) {
+			int rb = own_inflate(data, size, ctl, pass, b, &nb, &eb, NULL, NULL, NULL);
+			compare(ra, a, na, ea, rb, b, nb, eb);
+		}
 
 	/* After a window: its bytes marked, then put in place from what
 	 * they were (see the top). */
