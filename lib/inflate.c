@@ -503,6 +503,15 @@ static inline uint32_t second(const uint32_t *t, unsigned tbits, uint32_t e, uin
 		bc |= 56;                   \
 	} while (0)
 #define LIT_MASK ((1u << LIT_BITS) - 1)
+/* The fast loop's literal, entry e: its bits dropped, its byte written,
+ * and the next symbol's first-level entry read. */
+#define LITERAL()                                   \
+	do {                                        \
+		bb >>= E_BITS(e);                   \
+		bc -= E_BITS(e);                    \
+		*out++ = (unsigned char)E_VAL(e);   \
+		e = lit[bb & LIT_MASK];             \
+	} while (0)
 
 /* Where a call writing up to out_end stops: at s->stop where that comes
  * first. */
@@ -554,21 +563,11 @@ static inline __attribute__((always_inline)) int huffman(dx_inflate *s, struct b
 			if (e & F_LIT) {
 				/* Up to two more literals, and the next entry,
 				 * from the first level: 4 times 11 bits of 56. */
-				bb >>= E_BITS(e);
-				bc -= E_BITS(e);
-				*out++ = (unsigned char)E_VAL(e);
-				e = lit[bb & LIT_MASK];
+				LITERAL();
 				if (e & F_LIT) {
-					bb >>= E_BITS(e);
-					bc -= E_BITS(e);
-					*out++ = (unsigned char)E_VAL(e);
-					e = lit[bb & LIT_MASK];
-					if (e & F_LIT) {
-						bb >>= E_BITS(e);
-						bc -= E_BITS(e);
-						*out++ = (unsigned char)E_VAL(e);
-						e = lit[bb & LIT_MASK];
-					}
+					LITERAL();
+					if (e & F_LIT)
+						LITERAL();
 				}
 				REFILL();
 				continue;
@@ -578,10 +577,7 @@ static inline __attribute__((always_inline)) int huffman(dx_inflate *s, struct b
 				 * block's end, or a bad code. */
 				e = second(lit, LIT_BITS, e, &bb, &bc);
 				if (e & F_LIT) {
-					bb >>= E_BITS(e);
-					bc -= E_BITS(e);
-					*out++ = (unsigned char)E_VAL(e);
-					e = lit[bb & LIT_MASK];
+					LITERAL();
 					REFILL();
 					continue;
 				}
