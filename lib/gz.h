@@ -162,8 +162,8 @@ typedef struct dx_gzsrc {
 	dx_buf out;               /* the bytes asked for last: [cur - out.len, cur) */
 	/* A member that is a BGZF block is inflated into blk: by docdex's
 	 * decoder (inflate.h) as far as the reads ask, or whole by libdeflate
-	 * when come to in sequence (codec.h; whole is NULL where it does not
-	 * serve).  Under DOCDEX_CODEC=zlib own is NULL too, and z streams it. */
+	 * when come to in sequence by reads in sequence (codec.h; whole is
+	 * NULL where it does not serve).  Under DOCDEX_CODEC=zlib own is NULL too, and z streams it. */
 	struct dx_inflate *own;
 	struct dx_inflater *whole;
 	struct dx_inflate *unpack; /* puts packed windows' bytes in place */
@@ -183,6 +183,8 @@ typedef struct dx_gzsrc {
 	uint64_t blk_read;        /* the read that began inflating it */
 	uint64_t reads;           /* reads so far (dx__gzsrc_read calls) */
 	uint64_t read_end;        /* where the read under way ends */
+	int jumped;               /* it began at a point, not where the last one
+	                             stopped */
 	uint64_t blk_next;        /* the file offset of the member after it */
 	int in_block;             /* output comes from blk, not from z */
 	/* The raw stream from an access point is run by ISA-L where it serves

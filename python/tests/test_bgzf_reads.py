@@ -1,0 +1,57 @@
+"""What a read inflates from a BGZF file (Corpus.inflated): a random record
+as far as it needs, the blocks of records read in order once each."""
+import os
+import subprocess
+import sys
+
+import pytest
+
+import docdex
+from conftest import TOP, run
+
+sys.path.insert(0, os.path.join(TOP, "tests"))
+from bgzf_blocks import blocks, records  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def bgzf(docdex_bin, tmp_path_factory):
+    """3,000 generated documents rewritten with --bgzf, both indexed:
+    (path, plain, the blocks as bgzf_blocks gives them)."""
+    d = tmp_path_factory.mktemp("bgzf")
+    plain = str(d / "d.tsv")
+    subprocess.run([os.path.join(TOP, "tests", "dx-synth"), "--kind", "documents", "--count", "3000",
+                    "-o", plain], check=True, stdout=subprocess.DEVNULL)
+    path = str(d / "d.bgz")
+    run(docdex_bin, "index", "-q", "--bgzf", path, plain)
+    run(docdex_bin, "index", "-q", plain)
+    return path, plain, blocks(path, plain)
+
+
+def test_a_record_that_ends_a_block_inflates_little_of_the_next(bgzf):
+    """The record that ends a block is read with the bytes after it (the
+    corpus checks where it ends): the next block is inflated only as far
+    as those, not whole."""
+    path, plain, bl = bgzf
+    starts = records(plain)
+    uoff, tried = 0, 0
+    for k in range(len(bl) - 2):
+        isize, nxt = bl[k][2], bl[k + 1]
+        uoff += isize
+        if nxt[3] is None:
+            continue  # a record runs on into the next block
+        last = [i for u, i in starts if u < uoff][-1]
+        with docdex.Corpus(path) as c, docdex.Corpus(plain) as p:
+            assert c.get(last) == p.get(last)
+            assert isize <= c.inflated < isize + nxt[2] // 4, (k, last)
+        tried += 1
+        if tried == 5:
+            break
+    assert tried == 5
+
+
+def test_records_in_order_inflate_each_block_once(bgzf):
+    path, plain, bl = bgzf
+    with docdex.Corpus(path) as c, docdex.Corpus(plain) as p:
+        ids = list(p)
+        assert [c.get(i) for i in ids] == [p.get(i) for i in ids]
+        assert c.inflated == sum(b[2] for b in bl)
