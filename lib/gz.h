@@ -163,7 +163,8 @@ typedef struct dx_gzsrc {
 	/* A member that is a BGZF block is inflated into blk: by docdex's
 	 * decoder (inflate.h) as far as the reads ask, or whole by libdeflate
 	 * when come to in sequence by reads in sequence (codec.h; whole is
-	 * NULL where it does not serve).  Under DOCDEX_CODEC=zlib own is NULL too, and z streams it. */
+	 * NULL where it does not serve).  Under DOCDEX_CODEC=zlib own is NULL
+	 * too, and z streams it. */
 	struct dx_inflate *own;
 	struct dx_inflater *whole;
 	struct dx_inflate *unpack; /* puts packed windows' bytes in place */

@@ -17,6 +17,12 @@ def records(tsv):
     return out
 
 
+def last_before(starts, end):
+    """The id of the last record of starts (as records gives them) that
+    starts before uncompressed offset end."""
+    return [i for u, i in starts if u < end][-1]
+
+
 def blocks(path, tsv):
     """Each block of the BGZF file path as (offset, size, isize, id): its
     offset and size in the file, its uncompressed size, and the id of the
@@ -52,7 +58,7 @@ def trailer_to_damage(path, tsv, back):
     for k, (off, size, isize, first) in enumerate(bl):
         ends_at_record = k + 1 < len(bl) and bl[k + 1][3] is not None
         if len(bl) // 2 <= k and ends_at_record and first is not None and unseen(S, off + size - back, 4):
-            last = [i for u, i in starts if u < uoff + isize][-1]
+            last = last_before(starts, uoff + isize)
             if last != first:
                 return off, size, isize, first, last
         uoff += isize
