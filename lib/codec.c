@@ -174,6 +174,12 @@ int dx__raw_start(dx_raw *r, const unsigned char *dict, size_t dict_len, unsigne
 	return 0;
 }
 
+void dx__raw_start_member(dx_raw *r)
+{
+	isal_inflate_init(&r->st);
+	r->st.crc_flag = ISAL_GZIP_NO_HDR_VER;
+}
+
 int dx__raw_run(dx_raw *r, const unsigned char **in, size_t *avail_in, unsigned char *out,
                 size_t *avail_out)
 {
@@ -212,6 +218,11 @@ int dx__raw_start(dx_raw *r, const unsigned char *dict, size_t dict_len, unsigne
 {
 	(void)r, (void)dict, (void)dict_len, (void)bits, (void)byte;
 	return -1;
+}
+
+void dx__raw_start_member(dx_raw *r)
+{
+	(void)r;
 }
 
 int dx__raw_run(dx_raw *r, const unsigned char **in, size_t *avail_in, unsigned char *out,

@@ -1,13 +1,13 @@
 /*
  * codec.h: DEFLATE of whole buffers, for BGZF blocks, and CRC32 (internal).
  * libdeflate serves them where the build has it (DX_HAVE_LIBDEFLATE), zlib
- * elsewhere; zlib stays the reference.  Streams are zlib's (members read
- * from their headers) but for the gzip scan's, which docdex's own inflater
- * serves (inflate.h), and the raw stream from an access point, which ISA-L
- * serves where the build has it (the point's window, deflated whole, is
- * libdeflate's).  A BGZF block is inflated whole by
- * libdeflate when a reader comes to it from the block before (reading in
- * sequence), and by docdex's decoder only as far as the reader needs when
+ * elsewhere; zlib stays the reference.  Streams are zlib's but for the
+ * gzip scan's, which docdex's own inflater serves (inflate.h), and the
+ * reader's, which ISA-L serves where the build has it: the raw stream from
+ * an access point (the point's window, deflated whole, is libdeflate's),
+ * and a member's data and trailer once zlib has read its header.  A BGZF
+ * block is inflated whole by libdeflate when a reader comes to it from the
+ * block before (reading in sequence), and by docdex's decoder only as far as the reader needs when
  * it jumps to it (half a block on average for a random record: a quarter
  * less time a record than libdeflate's whole block); zlib streams it, and
  * stops likewise, under DOCDEX_CODEC=zlib.  In a build with libdeflate the
@@ -58,13 +58,19 @@ void dx__raw_free(dx_raw *r);
  * high `bits` bits of `byte`, or none). */
 int dx__raw_start(dx_raw *r, const unsigned char *dict, size_t dict_len, unsigned bits,
                   unsigned char byte);
+/* Starts the DEFLATE data of a gzip member whose header was read: the
+ * stream then takes the member's 8-byte trailer too, and checks the CRC
+ * and size it gives. */
+void dx__raw_start_member(dx_raw *r);
 /* Inflates from *in (*avail_in bytes) into out (*avail_out bytes), moving
- * both on: 1 at the end of the stream, 0 when it wants more input or
- * room, -1 when the data is damaged. */
+ * both on: 1 at the end of the stream (and of the trailer), 0 when it
+ * wants more input or room, -1 when the data is damaged or does not match
+ * the trailer. */
 int dx__raw_run(dx_raw *r, const unsigned char **in, size_t *avail_in, unsigned char *out,
                 size_t *avail_out);
 /* At the end of the stream: the whole bytes it took from the input but did
- * not use (what follows the stream starts that far before *in). */
+ * not use (what follows the stream, or the trailer taken, starts that far
+ * before *in). */
 size_t dx__raw_unused(const dx_raw *r);
 
 typedef struct dx_deflater dx_deflater;

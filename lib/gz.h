@@ -188,10 +188,12 @@ typedef struct dx_gzsrc {
 	                             stopped */
 	uint64_t blk_next;        /* the file offset of the member after it */
 	int in_block;             /* output comes from blk, not from z */
-	/* The raw stream from an access point is run by ISA-L where it serves
-	 * (codec.h; fast is NULL elsewhere), z keeping the input's place: */
+	/* The raw stream from an access point, and a member's data once z
+	 * has read its header, are run by ISA-L where it serves (codec.h;
+	 * fast is NULL elsewhere), z keeping the input's place: */
 	struct dx_raw *fast;
 	int in_fast;              /* output comes from fast, not from z */
+	int fast_member;          /* fast reads the member's trailer too */
 	/* Called on a window's bytes in the index before they are used. */
 	int (*check)(void *ctx, uint64_t off, uint64_t len, dx_err *err);
 	void *check_ctx;

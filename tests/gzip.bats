@@ -55,6 +55,72 @@ serves_like_plain() {
 	serves_like_plain own.tsv.gz
 }
 
+@test "a file of many small gzip members, headers with every field: reads from a member's start serve, and check its trailer, under either codec" {
+	"$DX_SYNTH" --kind passages --count 12000 --seed 4 -o p.tsv
+	plain_reference p.tsv
+	# 24 members of 500 records, each header with an extra field (not
+	# BGZF's), a name, a comment and the header's CRC; where each ends.
+	python3 - <<-'EOF'
+		import struct, zlib
+		lines = open("p.tsv", "rb").read().splitlines(keepends=True)
+		ends = []
+		with open("mm.tsv.gz", "wb") as out:
+		    for k in range(0, len(lines), 500):
+		        data = b"".join(lines[k:k + 500])
+		        extra = b"XY" + struct.pack("<H", 3) + b"abc"
+		        head = (b"\x1f\x8b\x08\x1e" + bytes(4) + b"\x00\x03" + struct.pack("<H", len(extra)) + extra
+		                + b"part%d\x00" % k + b"a comment\x00")
+		        head += struct.pack("<H", zlib.crc32(head) & 0xFFFF)
+		        c = zlib.compressobj(6, zlib.DEFLATED, -15)
+		        out.write(head + c.compress(data) + c.flush() + struct.pack("<II", zlib.crc32(data), len(data)))
+		        ends.append(out.tell())
+		open("ends", "w").write(" ".join(map(str, ends)) + "\n")
+	EOF
+	gzip -t mm.tsv.gz
+	cmp <(gzip -dc mm.tsv.gz) p.tsv
+	dx index -q mm.tsv.gz
+	# A point at each member's start and none between (a member is less
+	# than a span): every read starts at a member's header.
+	equals "$(dx index --stats mm.tsv.gz | awk -F'\t' '$1 == "source" { print $9 }')" 24
+	local c
+	for c in zlib default; do
+		DOCDEX_CODEC=$c dx get --batch 1 mm.tsv.gz < ids > got
+		cmp got want
+	done
+	# A member in the second half whose trailer lies outside the index's
+	# fingerprint; its first and last records.  The last is read with the
+	# byte after it, in the next member: through the trailer.
+	local k end first last
+	read -r k end < <(python3 - "$BATS_TEST_DIRNAME" <<-'EOF'
+		import os, sys
+		sys.path.insert(0, sys.argv[1])
+		from bgzf_blocks import unseen
+		S = os.path.getsize("mm.tsv.gz")
+		ends = [int(e) for e in open("ends").read().split()]
+		print(*next((k, e) for k, e in enumerate(ends) if k >= len(ends) // 2 and unseen(S, e - 8, 8)))
+	EOF
+	)
+	first=$(sed -n "$((k * 500 + 1))p" p.tsv | cut -f1)
+	last=$(sed -n "$((k * 500 + 500))p" p.tsv | cut -f1)
+	# Its CRC changed, then its size: the last record's read fails with
+	# one line under either codec, the first still serves.
+	local at
+	for at in $((end - 8)) $((end - 4)); do
+		rm -f bad.tsv.gz*
+		cp mm.tsv.gz bad.tsv.gz
+		dx index -q bad.tsv.gz
+		touch -r bad.tsv.gz when
+		flip_byte bad.tsv.gz "$at"
+		touch -r when bad.tsv.gz
+		for c in zlib default; do
+			equals "$(DOCDEX_CODEC=$c dx get bad.tsv.gz "$first")" "$(sed -n "$((k * 500 + 1))p" p.tsv)"
+			run --separate-stderr env DOCDEX_CODEC=$c "$DOCDEX" get bad.tsv.gz "$last"
+			status_is 1
+			[[ $stderr =~ ^docdex\ get:\ corrupt\ gzip\ data\ near\ compressed\ byte\ [0-9]+:\ \'bad\.tsv\.gz\'$ ]]
+		done
+	done
+}
+
 @test "the scan's own inflater and zlib lay the same access points, which either reads from" {
 	"$DX_SYNTH" --kind documents --count 1500 --seed 3 -o d.tsv
 	# Dynamic blocks at three levels, many small blocks (pigz), stored
