@@ -56,3 +56,41 @@ def test_records_in_order_inflate_each_block_once(bgzf):
         ids = list(p)
         assert [c.get(i) for i in ids] == [p.get(i) for i in ids]
         assert c.inflated == sum(b[2] for b in bl)
+
+
+def test_through_a_cache_of_fewer_slots_than_blocks_a_miss_inflates_as_far_as_it_needs(
+        bgzf, tmp_path, monkeypatch):
+    """A cache that cannot hold every block stores what a miss inflated:
+    the block from its start to the record (and the byte after it), as a
+    read without the cache inflates it, not the whole block.  Another
+    handle reads that record from the cache, and a later record of the
+    block inflates the block again, as far as that one."""
+    monkeypatch.setenv("DOCDEX_CACHE_DIR", str(tmp_path))
+    path, plain, bl = bgzf
+    starts = records(plain)
+    where = {i: j for j, (_, i) in enumerate(starts)}
+    uoff = sum(b[2] for b in bl[:len(bl) // 2])
+    for k in range(len(bl) // 2, len(bl) - 2):
+        isize, first = bl[k][2], bl[k][3]
+        # A block that starts at a record, with the ends of its first two
+        # records in its first half.
+        if first is not None and starts[where[first] + 2][0] - uoff < isize // 2:
+            break
+        uoff += isize
+    else:
+        pytest.fail("no block with two records in its first half")
+    j = where[first]
+    second = starts[j + 1][1]
+    end1, end2 = starts[j + 1][0] - uoff, starts[j + 2][0] - uoff
+    cache = 1 << 20  # 16 slots of 64 KiB, for some 300 blocks
+    # The decoder stops between symbols: a match may run past the byte
+    # asked for, by at most its longest, 258 bytes.
+    past = 1 + 258
+    with docdex.Corpus(plain) as p, docdex.Corpus(path, inflate_cache=cache) as a, \
+            docdex.Corpus(path, inflate_cache=cache) as b:
+        assert a.get(first) == p.get(first)
+        assert 0 < a.inflated <= end1 + past
+        assert b.get(first) == p.get(first)
+        assert b.inflated == 0
+        assert b.get(second) == p.get(second)
+        assert end1 < b.inflated <= end2 + past
