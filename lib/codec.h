@@ -7,12 +7,13 @@
  * an access point (the point's window, deflated whole, is libdeflate's),
  * and a member's data and trailer once zlib has read its header.  A BGZF
  * block is inflated whole by libdeflate when a reader comes to it from the
- * block before (reading in sequence), and by docdex's decoder only as far as the reader needs when
- * it jumps to it (half a block on average for a random record: a quarter
- * less time a record than libdeflate's whole block); zlib streams it, and
- * stops likewise, under DOCDEX_CODEC=zlib.  In a build with libdeflate the
- * environment variable DOCDEX_CODEC=zlib, read once per process, makes
- * zlib serve everything: to compare the two, and to test zlib's path.
+ * block before (reading in sequence), and by docdex's decoder only as far
+ * as the reader needs when it jumps to it (half a block on average for a
+ * random record: a quarter less time a record than libdeflate's whole
+ * block); zlib streams it, and stops likewise, under DOCDEX_CODEC=zlib.
+ * In a build with libdeflate the environment variable DOCDEX_CODEC=zlib,
+ * read once per process, makes zlib serve everything: to compare the two,
+ * and to test zlib's path.
  * What is read back is the same byte for byte whichever serves; what the
  * BGZF writer writes is valid gzip either way, but its compressed bytes
  * differ between the two.

@@ -588,8 +588,9 @@ static int pump(dx_gzsrc *g, unsigned char *dst, uint64_t n, dx_err *err)
 		g->z.avail_out = (uInt)step;
 		uInt in_before = g->z.avail_in;
 		/* A member from its header: z reads the header (as the scan's z
-		 * did), and ISA-L the data and the trailer, three times as fast
-		 * as z: every read of a file of many small members starts so. */
+		 * did), and ISA-L the data and the trailer.  Every read of a file
+		 * of many small members starts so: 5,000 random passages from 257
+		 * gzip members of 1 MiB took 0.38 of the time z took. */
 		int header = g->fast && !g->raw;
 		int r = inflate(&g->z, header ? Z_BLOCK : Z_NO_FLUSH);
 		if (header && r == Z_OK && (g->z.data_type & 128)) {
