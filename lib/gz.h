@@ -193,7 +193,6 @@ typedef struct dx_gzsrc {
 	 * fast is NULL elsewhere), z keeping the input's place: */
 	struct dx_raw *fast;
 	int in_fast;              /* output comes from fast, not from z */
-	int fast_member;          /* fast reads the member's trailer too */
 	/* Called on a window's bytes in the index before they are used. */
 	int (*check)(void *ctx, uint64_t off, uint64_t len, dx_err *err);
 	void *check_ctx;

@@ -313,7 +313,6 @@ static int stream_from(dx_gzsrc *g, const unsigned char *window, size_t wlen, un
 		if (dx__raw_start(g->fast, window, wlen, bits, byte) < 0)
 			return damaged(g, err, "bad window");
 		g->in_fast = 1;
-		g->fast_member = 0;
 		return 0;
 	}
 	inflateReset2(&g->z, -15);
@@ -495,15 +494,18 @@ static int start_at(dx_gzsrc *g, uint64_t i, dx_err *err)
 }
 
 /* After the end of a member's deflate data: its 8-byte trailer (read by
- * zlib, or by ISA-L from the member's header on, unless the member was
- * entered raw), then the next member's header. */
+ * zlib, or by ISA-L, from the member's header on; left unread where the
+ * member was entered raw, at a window's point), then the next member's
+ * header. */
 static int next_member(dx_gzsrc *g, dx_err *err)
 {
 	uint64_t at = g->in_off + (uint64_t)(g->z.next_in - g->in);
 	if (g->in_fast)
-		at = at - dx__raw_unused(g->fast) + (g->fast_member ? 0 : 8);
+		at -= dx__raw_unused(g->fast);
 	else if (g->raw)
-		at = at - dx__zlib_unused_bytes(&g->z) + 8;
+		at -= dx__zlib_unused_bytes(&g->z);
+	if (g->raw)
+		at += 8;
 	return member_at(g, at, 1, err);
 }
 
@@ -596,7 +598,6 @@ static int pump(dx_gzsrc *g, unsigned char *dst, uint64_t n, dx_err *err)
 		if (header && r == Z_OK && (g->z.data_type & 128)) {
 			dx__raw_start_member(g->fast);
 			g->in_fast = 1;
-			g->fast_member = 1;
 			continue;
 		}
 		size_t got = step - g->z.avail_out;
