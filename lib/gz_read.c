@@ -31,7 +31,7 @@
 /* IN_SIZE: more than DDX_PACK_INPUT, as unpack_window needs.  SKIP_SIZE:
  * output skipped on the way to a record goes there, 256 KiB a call: 64 KiB
  * took 1.035 times as long a random passage from the 1 GiB generated
- * passages' .gz (farm-bench -n 9; 1 MiB was no better). */
+ * passages' .gz (paired runs, medians of 9; 1 MiB was no better). */
 enum { IN_SIZE = DX_BGZF_MAX, SKIP_SIZE = 1 << 18 };
 
 int dx__gzsrc_open(dx_gzsrc *g, int fd, const char *path, uint64_t csize, uint64_t usize,
