@@ -75,17 +75,15 @@ int dx__raw_run(dx_raw *r, const unsigned char **in, size_t *avail_in, unsigned 
  * before *in). */
 size_t dx__raw_unused(const dx_raw *r);
 /* Inflates the raw DEFLATE data in[0, in_len) from its start into out
- * until exactly want bytes (1 or more, or 0 with end) are out, with r's state (a stream
- * it was running is over): 0, or -1 when the data is damaged, ends
- * first, or (end set: a whole BGZF block) does not end there.  ISA-L's
- * stateless inflate, which writes its room to the last byte before it
- * says it is full (a match cut there is what its stateful inflate would
- * go on with).  On an Intel Xeon it took random parts of the generated
- * corpora's BGZF blocks in 46.7-47.6 us against docdex's decoder's
- * 57.1-58.8 (its stateful inflate 80.5-81.3), and whole blocks at 1.11-1.12
- * ns a byte against libdeflate's 1.20-1.24. */
-int dx__raw_prefix(dx_raw *r, const unsigned char *in, size_t in_len, unsigned char *out, size_t want,
-                   int end);
+ * until exactly want bytes (1 or more) are out, with r's state (a stream
+ * it was running is over): 0, or -1 when the data is damaged or ends
+ * first.  ISA-L's stateless inflate, which writes its room to the last
+ * byte before it says it is full (a match cut there is what its stateful
+ * inflate would go on with), and takes a block's part in less time than
+ * docdex's decoder: random parts of the generated corpora's BGZF blocks,
+ * 46.7-47.6 us against 57.1-58.8 on an Intel Xeon, its stateful inflate
+ * 80.5-81.3. */
+int dx__raw_prefix(dx_raw *r, const unsigned char *in, size_t in_len, unsigned char *out, size_t want);
 
 typedef struct dx_deflater dx_deflater;
 /* A compressor at level (0 stores, 1 to 9 as gzip's, 10 to 12 libdeflate's

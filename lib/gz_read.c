@@ -161,14 +161,11 @@ static int block_done(dx_gzsrc *g, dx_err *err)
 	return 0;
 }
 
-/* Inflates the block, from its start, whole, by ISA-L or else libdeflate:
+/* Inflates the rest of the block, from its start, whole with libdeflate:
  * 0, or an error. */
 static int block_whole(dx_gzsrc *g, dx_err *err)
 {
-	if (g->fast)
-		g->in_fast = 0; /* its state is the block's now */
-	if (g->fast ? dx__raw_prefix(g->fast, g->blk_in, g->blk_in_len, g->blk, g->blk_size, 1) < 0
-	            : dx__inflate_whole(g->whole, g->blk_in, g->blk_in_len, g->blk, g->blk_size) < 0)
+	if (dx__inflate_whole(g->whole, g->blk_in, g->blk_in_len, g->blk, g->blk_size) < 0)
 		return block_corrupt(g, g->blk_at, err);
 	g->blk_len = g->blk_size;
 	g->inflated += g->blk_size;
@@ -218,7 +215,7 @@ static int block_at(dx_gzsrc *g, uint64_t off, int in_sequence, dx_err *err)
 	dx__inflate_contiguous(g->own, g->blk);
 	g->blk_in = b + DX_BGZF_HEADER;
 	g->blk_in_len = total - DX_BGZF_HEADER - DX_BGZF_TRAILER;
-	if (in_sequence && !g->jumped && (g->fast || g->whole) && block_whole(g, err) < 0)
+	if (in_sequence && !g->jumped && g->whole && block_whole(g, err) < 0)
 		return err->code;
 	return 1;
 }
@@ -235,11 +232,11 @@ static int block_inflate(dx_gzsrc *g, size_t upto, dx_err *err)
 		g->blk_prefix = 0;
 		g->blk_len = 0;
 	}
-	if (g->blk_len == 0 && upto >= g->blk_size && (g->fast || g->whole))
+	if (g->blk_len == 0 && upto >= g->blk_size && g->whole)
 		return block_whole(g, err);
 	if (g->blk_len == 0 && upto > 0 && upto < g->blk_size && g->fast) {
 		g->in_fast = 0; /* its state is the block's now */
-		if (dx__raw_prefix(g->fast, g->blk_in, g->blk_in_len, g->blk, upto, 0) < 0)
+		if (dx__raw_prefix(g->fast, g->blk_in, g->blk_in_len, g->blk, upto) < 0)
 			return block_corrupt(g, g->blk_at, err);
 		g->blk_len = upto;
 		g->inflated += upto;
