@@ -202,20 +202,6 @@ size_t dx__raw_unused(const dx_raw *r)
 {
 	return r->st.read_in_length > 0 ? (size_t)r->st.read_in_length / 8 : 0;
 }
-
-int dx__raw_prefix(dx_raw *r, const unsigned char *in, size_t in_len, unsigned char *out, size_t want)
-{
-	if (in_len > UINT32_MAX || want == 0 || want > UINT32_MAX)
-		return -1;
-	isal_inflate_init(&r->st);
-	r->st.crc_flag = ISAL_DEFLATE;
-	r->st.next_in = (uint8_t *)in;
-	r->st.avail_in = (uint32_t)in_len;
-	r->st.next_out = out;
-	r->st.avail_out = (uint32_t)want;
-	/* Full before the stream's end: every byte of the room written. */
-	return isal_inflate_stateless(&r->st) == ISAL_OUT_OVERFLOW && r->st.avail_out == 0 ? 0 : -1;
-}
 #else
 dx_raw *dx__raw_new(void)
 {
@@ -250,12 +236,6 @@ size_t dx__raw_unused(const dx_raw *r)
 {
 	(void)r;
 	return 0;
-}
-
-int dx__raw_prefix(dx_raw *r, const unsigned char *in, size_t in_len, unsigned char *out, size_t want)
-{
-	(void)r, (void)in, (void)in_len, (void)out, (void)want;
-	return -1;
 }
 #endif
 

@@ -206,7 +206,6 @@ static int block_at(dx_gzsrc *g, uint64_t off, int in_sequence, dx_err *err)
 	if (g->blk_size > DX_BGZF_MAX)
 		return block_corrupt(g, off, err);
 	g->blk_len = g->blk_pos = 0;
-	g->blk_prefix = 0;
 	g->blk_at = off;
 	g->blk_read = g->reads;
 	g->blk_next = off + total;
@@ -225,24 +224,8 @@ static int block_at(dx_gzsrc *g, uint64_t off, int in_sequence, dx_err *err)
  * 0, or an error. */
 static int block_inflate(dx_gzsrc *g, size_t upto, dx_err *err)
 {
-	/* A read that wants more of a block whose start ISA-L inflated: it is
-	 * read in sequence, and the block inflated again from its start, where
-	 * docdex's decoder still is (ISA-L's part cannot be gone on from). */
-	if (g->blk_prefix) {
-		g->blk_prefix = 0;
-		g->blk_len = 0;
-	}
 	if (g->blk_len == 0 && upto >= g->blk_size && g->whole)
 		return block_whole(g, err);
-	if (g->blk_len == 0 && upto > 0 && upto < g->blk_size && g->fast) {
-		g->in_fast = 0; /* its state is the block's now */
-		if (dx__raw_prefix(g->fast, g->blk_in, g->blk_in_len, g->blk, upto) < 0)
-			return block_corrupt(g, g->blk_at, err);
-		g->blk_len = upto;
-		g->inflated += upto;
-		g->blk_prefix = 1;
-		return 0;
-	}
 	unsigned char *out = g->blk + g->blk_len;
 	/* Room to the block's end, stopping once upto is out. */
 	size_t room = g->blk_size - g->blk_len;
