@@ -202,6 +202,23 @@ size_t dx__raw_unused(const dx_raw *r)
 {
 	return r->st.read_in_length > 0 ? (size_t)r->st.read_in_length / 8 : 0;
 }
+
+int dx__raw_prefix(dx_raw *r, const unsigned char *in, size_t in_len, unsigned char *out, size_t want,
+                   int end)
+{
+	if (in_len > UINT32_MAX || (want == 0 && !end) || want > UINT32_MAX)
+		return -1;
+	isal_inflate_init(&r->st);
+	r->st.crc_flag = ISAL_DEFLATE;
+	r->st.next_in = (uint8_t *)in;
+	r->st.avail_in = (uint32_t)in_len;
+	r->st.next_out = out;
+	r->st.avail_out = (uint32_t)want;
+	/* Every byte of the room written, and the stream ended there or not
+	 * as asked (a whole block, or a part of one). */
+	int rc = isal_inflate_stateless(&r->st);
+	return rc == (end ? ISAL_DECOMP_OK : ISAL_OUT_OVERFLOW) && r->st.avail_out == 0 ? 0 : -1;
+}
 #else
 dx_raw *dx__raw_new(void)
 {
@@ -236,6 +253,13 @@ size_t dx__raw_unused(const dx_raw *r)
 {
 	(void)r;
 	return 0;
+}
+
+int dx__raw_prefix(dx_raw *r, const unsigned char *in, size_t in_len, unsigned char *out, size_t want,
+                   int end)
+{
+	(void)r, (void)in, (void)in_len, (void)out, (void)want, (void)end;
+	return -1;
 }
 #endif
 

@@ -161,10 +161,12 @@ typedef struct dx_gzsrc {
 	unsigned char *skip;      /* output that is not wanted */
 	dx_buf out;               /* the bytes asked for last: [cur - out.len, cur) */
 	/* A member that is a BGZF block is inflated into blk: by docdex's
-	 * decoder (inflate.h) as far as the reads ask, or whole by libdeflate
-	 * when come to in sequence by reads in sequence (codec.h; whole is
-	 * NULL where it does not serve).  Under DOCDEX_CODEC=zlib own is NULL
-	 * too, and z streams it. */
+	 * decoder (inflate.h) as far as the reads ask, its first part by
+	 * ISA-L for reads at random where it serves (fast, below), or whole
+	 * by ISA-L or else libdeflate when
+	 * come to in sequence by reads in sequence (codec.h; whole is NULL
+	 * where it does not serve).  Under DOCDEX_CODEC=zlib own is NULL too,
+	 * and z streams it. */
 	struct dx_inflate *own;
 	struct dx_inflater *whole;
 	struct dx_inflate *unpack; /* puts packed windows' bytes in place */
@@ -182,10 +184,14 @@ typedef struct dx_gzsrc {
 	uint32_t blk_crc;         /* its CRC, from its trailer */
 	uint64_t blk_at;          /* its file offset */
 	uint64_t blk_read;        /* the read that began inflating it */
+	int blk_prefix;           /* blk_len bytes of it came from ISA-L, and own
+	                             is still at its start */
 	uint64_t reads;           /* reads so far (dx__gzsrc_read calls) */
 	uint64_t read_end;        /* where the read under way ends */
 	int jumped;               /* it began at a point, not where the last one
 	                             stopped */
+	int jumped_before;        /* and so did the read before it: reads at
+	                             random, which do not go on from each other */
 	uint64_t blk_next;        /* the file offset of the member after it */
 	int in_block;             /* output comes from blk, not from z */
 	/* The raw stream from an access point, and a member's data once z

@@ -161,11 +161,14 @@ static int block_done(dx_gzsrc *g, dx_err *err)
 	return 0;
 }
 
-/* Inflates the rest of the block, from its start, whole with libdeflate:
+/* Inflates the block, from its start, whole, by ISA-L or else libdeflate:
  * 0, or an error. */
 static int block_whole(dx_gzsrc *g, dx_err *err)
 {
-	if (dx__inflate_whole(g->whole, g->blk_in, g->blk_in_len, g->blk, g->blk_size) < 0)
+	if (g->fast)
+		g->in_fast = 0; /* its state is the block's now */
+	if (g->fast ? dx__raw_prefix(g->fast, g->blk_in, g->blk_in_len, g->blk, g->blk_size, 1) < 0
+	            : dx__inflate_whole(g->whole, g->blk_in, g->blk_in_len, g->blk, g->blk_size) < 0)
 		return block_corrupt(g, g->blk_at, err);
 	g->blk_len = g->blk_size;
 	g->inflated += g->blk_size;
@@ -175,9 +178,9 @@ static int block_whole(dx_gzsrc *g, dx_err *err)
 /* Reads the member at file offset off as a BGZF block into g->blk: 1, or 0
  * when it is not one (another gzip member, or the end of the file: the
  * stream takes it), or an error.  A block come to in sequence, from the one
- * before, by reads that go on from each other, is inflated whole by
- * libdeflate where it serves (codec.h; docdex's decoder takes 1.1 times as
- * long a byte).  One jumped to, or come to by a read that jumped to the
+ * before, by reads that go on from each other, is inflated whole by ISA-L
+ * or libdeflate where they serve (codec.h; docdex's decoder takes 1.1 to
+ * 1.25 times as long a byte).  One jumped to, or come to by a read that jumped to the
  * block before (a random record running into it, or ending the block
  * before: it is read with the bytes after it, which the corpus checks), is
  * inflated as far as the reads ask: the generated documents' BGZF file
@@ -206,6 +209,7 @@ static int block_at(dx_gzsrc *g, uint64_t off, int in_sequence, dx_err *err)
 	if (g->blk_size > DX_BGZF_MAX)
 		return block_corrupt(g, off, err);
 	g->blk_len = g->blk_pos = 0;
+	g->blk_prefix = 0;
 	g->blk_at = off;
 	g->blk_read = g->reads;
 	g->blk_next = off + total;
@@ -214,7 +218,7 @@ static int block_at(dx_gzsrc *g, uint64_t off, int in_sequence, dx_err *err)
 	dx__inflate_contiguous(g->own, g->blk);
 	g->blk_in = b + DX_BGZF_HEADER;
 	g->blk_in_len = total - DX_BGZF_HEADER - DX_BGZF_TRAILER;
-	if (in_sequence && !g->jumped && g->whole && block_whole(g, err) < 0)
+	if (in_sequence && !g->jumped && (g->fast || g->whole) && block_whole(g, err) < 0)
 		return err->code;
 	return 1;
 }
@@ -224,8 +228,28 @@ static int block_at(dx_gzsrc *g, uint64_t off, int in_sequence, dx_err *err)
  * 0, or an error. */
 static int block_inflate(dx_gzsrc *g, size_t upto, dx_err *err)
 {
-	if (g->blk_len == 0 && upto >= g->blk_size && g->whole)
+	/* A read that wants more of a block whose start ISA-L inflated: the
+	 * block is inflated again from its start, where docdex's decoder
+	 * still is (ISA-L's part cannot be gone on from).  So ISA-L takes the
+	 * part only for reads at random, which seldom come back to a block;
+	 * a read that jumps after reads in order, or the first, may be the
+	 * start of more in order, and docdex's decoder, which they go on
+	 * with, takes it. */
+	if (g->blk_prefix) {
+		g->blk_prefix = 0;
+		g->blk_len = 0;
+	}
+	if (g->blk_len == 0 && upto >= g->blk_size && (g->fast || g->whole))
 		return block_whole(g, err);
+	if (g->blk_len == 0 && upto > 0 && upto < g->blk_size && g->fast && g->jumped && g->jumped_before) {
+		g->in_fast = 0; /* its state is the block's now */
+		if (dx__raw_prefix(g->fast, g->blk_in, g->blk_in_len, g->blk, upto, 0) < 0)
+			return block_corrupt(g, g->blk_at, err);
+		g->blk_len = upto;
+		g->inflated += upto;
+		g->blk_prefix = 1;
+		return 0;
+	}
 	unsigned char *out = g->blk + g->blk_len;
 	/* Room to the block's end, stopping once upto is out. */
 	size_t room = g->blk_size - g->blk_len;
@@ -631,6 +655,7 @@ static int read_direct(dx_gzsrc *g, uint64_t off, uint64_t len, const char **dat
 	 * the bytes after it, where the next record starts): those are kept,
 	 * and the stream goes on after them. */
 	uint64_t keep = 0;
+	g->jumped_before = g->jumped;
 	g->jumped = 0;
 	if (g->live && off < g->cur && g->cur - off <= g->out.len && off + len >= g->cur) {
 		keep = g->cur - off;

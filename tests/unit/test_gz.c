@@ -6,6 +6,7 @@
 
 #include "dxbench.h"
 #include "buf.h"
+#include "codec.h"
 #include "docdex.h"
 #include "gz.h"
 #include "inflate.h"
@@ -355,6 +356,57 @@ static void progress_uncompressed(void)
 	dx__buf_free(&c);
 }
 
+/* Raw DEFLATE of data[0, n) at level 6. */
+static unsigned char *raw_deflate(const char *data, size_t n, size_t *out_len)
+{
+	uLong room = compressBound(n) + 64;
+	unsigned char *out = malloc(room);
+	z_stream z = { 0 };
+	deflateInit2(&z, 6, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY);
+	z.next_in = (unsigned char *)data;
+	z.avail_in = (uInt)n;
+	z.next_out = out;
+	z.avail_out = (uInt)room;
+	CHECK(deflate(&z, Z_FINISH) == Z_STREAM_END);
+	*out_len = z.total_out;
+	deflateEnd(&z);
+	return out;
+}
+
+/* A part of a block inflated from its start by ISA-L (dx__raw_prefix):
+ * exactly the bytes asked for, cut wherever, matches included; a whole
+ * block only when the stream ends there; data cut short refused. */
+static void raw_prefix(void)
+{
+	dx_raw *r = dx__raw_new();
+	if (!r) {
+		CHECK(!dx__isal_on());
+		return;
+	}
+	dx_buf c = { 0 };
+	corpus(&c, 400, DXB_SYN_DOCUMENTS);
+	size_t n = c.len < 65280 ? c.len : 65280, in_len;
+	unsigned char *in = raw_deflate(c.p, n, &in_len);
+	unsigned char *out = malloc(n + 1);
+	int bad = 0;
+	for (size_t want = 1; want < n; want += want < 300 ? 1 : 331) {
+		memset(out, 0, n + 1);
+		if (dx__raw_prefix(r, in, in_len, out, want, 0) != 0 || memcmp(out, c.p, want) != 0 || out[want])
+			bad++;
+	}
+	CHECK_EQ(bad, 0);
+	CHECK_EQ(dx__raw_prefix(r, in, in_len, out, n, 1), 0);
+	CHECK(memcmp(out, c.p, n) == 0);
+	CHECK_EQ(dx__raw_prefix(r, in, in_len, out, n, 0), -1);     /* it ends there */
+	CHECK_EQ(dx__raw_prefix(r, in, in_len, out, n - 1, 1), -1); /* it goes on */
+	CHECK_EQ(dx__raw_prefix(r, in, in_len / 2, out, n - 1, 0), -1);
+	CHECK_EQ(dx__raw_prefix(r, in, in_len, out, 0, 0), -1);
+	free(out);
+	free(in);
+	dx__raw_free(r);
+	dx__buf_free(&c);
+}
+
 int main(void)
 {
 	CHECK(unit_mkdir());
@@ -363,6 +415,7 @@ int main(void)
 	multi_member();
 	damage();
 	bgzf();
+	raw_prefix();
 	CHECK(unit_rmdir());
 	UNIT_DONE();
 }
