@@ -48,6 +48,29 @@ void dx__place(char *out, size_t outsz, const char *path, uint64_t offset)
 		gzclose(f);
 }
 
+/* A file of another kind (a program, a tar archive, UTF-16 text) reads as
+ * TSV when its first line holds a tab, and would be indexed as a few
+ * garbled records: a file's first record whose first column holds a
+ * control byte says so.  No id or title starts a text corpus so; NUL
+ * bytes later in a record are its content, and served as they are. */
+static int refuse_binary(const dx_scan *s, const char *path, const char *rec, size_t len,
+                         uint64_t offset, dx_err *err)
+{
+	if (s->pm->format != DX_FMT_TSV)
+		return 0;
+	for (size_t i = 0; i < len && rec[i] != '\t'; i++) {
+		unsigned char c = (unsigned char)rec[i];
+		if (c < 0x20 || c == 0x7f) {
+			char place[1100];
+			dx__place(place, sizeof place, path, offset);
+			return dx__fail(err, DX_EFORMAT, 0, place,
+			                "not a text corpus: a control byte (0x%02x) in the first record's "
+			                "first column (a binary file, or UTF-16?)", c);
+		}
+	}
+	return 0;
+}
+
 /* Decides the format and the parameters that the first record fixes. */
 static int first_bytes(dx_scan *s, const char *path, const char *p, size_t n, dx_err *err)
 {
@@ -199,7 +222,7 @@ int dx__scan_file(dx_scan *s, const char *path, uint32_t file, dx_err *err)
 	const dx_format_ops *ops = NULL;
 	uint64_t base = 0;      /* file offset of the window's first byte */
 	size_t hint = 0;        /* bytes after the unconsumed start already searched in vain */
-	int eof = 0, first = 1;
+	int eof = 0, first = 1, first_rec = 1;
 	while (!eof) {
 		dx_chunk *c = dx__ra_next(&ra);
 		if (c->rc < 0) {
@@ -273,6 +296,9 @@ int dx__scan_file(dx_scan *s, const char *path, uint32_t file, dx_err *err)
 				it.why = "unterminated record at the end of the file";
 				start = wlen;
 			} else {
+				if (first_rec && (rc = refuse_binary(s, path, rec, len, it.offset, err)) < 0)
+					goto out;
+				first_rec = 0;
 				if (s->complete && (rc = complete_params(s, path, rec, len, it.offset, err)) < 0)
 					goto out;
 				scratch.len = 0;

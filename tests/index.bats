@@ -122,6 +122,39 @@ b	two"
 	equals "$stderr" "docdex index: malformed JSON record: 'tab.jsonl:1'"
 }
 
+@test "a file of another kind under a corpus's name: one line, no index" {
+	# A tar archive (gzipped too) holds a tab in its first line, so it
+	# reads as TSV; so does UTF-16 text, and an ELF program may.  Their
+	# first column holds control bytes, which no corpus's first id does.
+	printf 'a\tb\n' > c.tsv
+	tar cf arch.tsv c.tsv
+	gzip -c arch.tsv > arch.tsv.gz
+	printf 'a\0\t\0b\0\n\0' > utf16.tsv
+	printf '\177ELF\2\1\1\0\0\0\0\0\0\0\0\0\3\0>\0\1\0\0\0\t\0\0\0\n' > elf.tsv
+	# A program without a tab in its first line: no format, or refused
+	# as TSV when forced.
+	head -c 3000 "$DOCDEX" > prog.tsv
+	local f byte
+	for f in arch.tsv:00 arch.tsv.gz:00 utf16.tsv:00 elf.tsv:7f prog.tsv:7f; do
+		byte=${f##*:} f=${f%:*}
+		if [ "$f" != prog.tsv ]; then
+			run --separate-stderr dx index "$f"
+			status_is 1
+			equals "$stderr" "docdex index: not a text corpus: a control byte (0x$byte) in the first record's first column (a binary file, or UTF-16?): '$f:1'"
+			[ ! -e "$f.ddx" ]
+		fi
+		run --separate-stderr dx index --format tsv "$f"
+		status_is 1
+		equals "$stderr" "docdex index: not a text corpus: a control byte (0x$byte) in the first record's first column (a binary file, or UTF-16?): '$f:1'"
+		[ ! -e "$f.ddx" ]
+	done
+	# A control byte after the first column is content.
+	printf 'a\tone\001two\n' > ctl.tsv
+	dx index -q ctl.tsv
+	dx get ctl.tsv a > out
+	cmp out ctl.tsv
+}
+
 @test "several files need -o, and records carry their file" {
 	"$DX_SYNTH" --kind documents --count 50 --seed 1 -o a.tsv
 	"$DX_SYNTH" --kind documents --count 50 --seed 2 -o b.tsv
