@@ -179,13 +179,13 @@ static int block_whole(dx_gzsrc *g, dx_err *err)
  * when it is not one (another gzip member, or the end of the file: the
  * stream takes it), or an error.  A block come to in sequence, from the one
  * before, by reads that go on from each other, is inflated whole by ISA-L
- * or libdeflate where they serve (codec.h; docdex's decoder takes 1.1 to
- * 1.25 times as long a byte).  One jumped to, or come to by a read that jumped to the
- * block before (a random record running into it, or ending the block
- * before: it is read with the bytes after it, which the corpus checks), is
- * inflated as far as the reads ask: the generated documents' BGZF file
- * has a tenth of its records so, and random ones read in 0.89 of the time
- * once that block was no longer inflated whole. */
+ * or else libdeflate where they serve (codec.h; docdex's decoder takes 1.1
+ * to 1.25 times as long a byte).  One jumped to, or come to by a read that
+ * jumped to the block before (a random record running into it, or ending
+ * the block before: it is read with the bytes after it, which the corpus
+ * checks), is inflated as far as the reads ask: the generated documents'
+ * BGZF file has a tenth of its records so, and random ones read in 0.89
+ * of the time once that block was no longer inflated whole. */
 static int block_at(dx_gzsrc *g, uint64_t off, int in_sequence, dx_err *err)
 {
 	if (!g->own || off >= g->csize)
