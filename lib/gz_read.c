@@ -231,10 +231,10 @@ static int block_inflate(dx_gzsrc *g, size_t upto, dx_err *err)
 	/* A read that wants more of a block whose start ISA-L inflated: the
 	 * block is inflated again from its start, where docdex's decoder
 	 * still is (ISA-L's part cannot be gone on from).  So ISA-L takes the
-	 * part only for reads at random, which seldom come back to a block;
-	 * a read that jumps after reads in order, or the first, may be the
-	 * start of more in order, and docdex's decoder, which they go on
-	 * with, takes it. */
+	 * part only for reads at random, which seldom go on in the block they
+	 * jumped to; a read that jumps after reads in order, or the first, may
+	 * be the start of more in order, and docdex's decoder, which they go
+	 * on with, takes it. */
 	if (g->blk_prefix) {
 		g->blk_prefix = 0;
 		g->blk_len = 0;
