@@ -165,8 +165,6 @@ static int block_done(dx_gzsrc *g, dx_err *err)
  * 0, or an error. */
 static int block_whole(dx_gzsrc *g, dx_err *err)
 {
-	if (g->fast)
-		g->in_fast = 0; /* its state is the block's now */
 	if (g->fast ? dx__raw_prefix(g->fast, g->blk_in, g->blk_in_len, g->blk, g->blk_size, 1) < 0
 	            : dx__inflate_whole(g->whole, g->blk_in, g->blk_in_len, g->blk, g->blk_size) < 0)
 		return block_corrupt(g, g->blk_at, err);
@@ -214,6 +212,7 @@ static int block_at(dx_gzsrc *g, uint64_t off, int in_sequence, dx_err *err)
 	g->blk_read = g->reads;
 	g->blk_next = off + total;
 	g->in_block = 1;
+	g->in_fast = 0; /* no ISA-L stream runs now: fast may inflate the block */
 	dx__inflate_reset(g->own);
 	dx__inflate_contiguous(g->own, g->blk);
 	g->blk_in = b + DX_BGZF_HEADER;
@@ -242,7 +241,6 @@ static int block_inflate(dx_gzsrc *g, size_t upto, dx_err *err)
 	if (g->blk_len == 0 && upto >= g->blk_size && (g->fast || g->whole))
 		return block_whole(g, err);
 	if (g->blk_len == 0 && upto > 0 && upto < g->blk_size && g->fast && g->jumped && g->jumped_before) {
-		g->in_fast = 0; /* its state is the block's now */
 		if (dx__raw_prefix(g->fast, g->blk_in, g->blk_in_len, g->blk, upto, 0) < 0)
 			return block_corrupt(g, g->blk_at, err);
 		g->blk_len = upto;

@@ -27,23 +27,33 @@ static void corpus(dx_buf *b, uint64_t n, int kind)
 	CHECK(dxb_synth_corpus(&o, &w, &err) == (int64_t)n);
 }
 
+/* data[0, n) deflated at level 6 with zlib's windowBits wbits (15 + 16
+ * for a gzip member, -15 for raw DEFLATE), in memory the caller frees. */
+static unsigned char *deflated(const char *data, size_t n, int wbits, size_t *out_len)
+{
+	uLong room = compressBound(n) + 64;
+	unsigned char *out = malloc(room);
+	z_stream z = { 0 };
+	deflateInit2(&z, 6, Z_DEFLATED, wbits, 8, Z_DEFAULT_STRATEGY);
+	z.next_in = (unsigned char *)data;
+	z.avail_in = (uInt)n;
+	z.next_out = out;
+	z.avail_out = (uInt)room;
+	CHECK(deflate(&z, Z_FINISH) == Z_STREAM_END);
+	*out_len = z.total_out;
+	deflateEnd(&z);
+	return out;
+}
+
 /* Writes data as gzip members cut at the given offsets (level 6). */
 static void write_gz(const char *name, const char *data, size_t n, const size_t *cuts, int ncuts)
 {
 	FILE *f = fopen(path(name), "wb");
 	size_t at = 0;
 	for (int i = 0; i <= ncuts; i++) {
-		size_t end = i < ncuts ? cuts[i] : n;
-		unsigned char *out = malloc(compressBound(end - at) + 64);
-		z_stream z = { 0 };
-		deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
-		z.next_in = (unsigned char *)data + at;
-		z.avail_in = (uInt)(end - at);
-		z.next_out = out;
-		z.avail_out = (uInt)(compressBound(end - at) + 64);
-		CHECK(deflate(&z, Z_FINISH) == Z_STREAM_END);
-		fwrite(out, 1, z.total_out, f);
-		deflateEnd(&z);
+		size_t end = i < ncuts ? cuts[i] : n, len;
+		unsigned char *out = deflated(data + at, end - at, 15 + 16, &len);
+		fwrite(out, 1, len, f);
 		free(out);
 		at = end;
 	}
@@ -356,23 +366,6 @@ static void progress_uncompressed(void)
 	dx__buf_free(&c);
 }
 
-/* Raw DEFLATE of data[0, n) at level 6. */
-static unsigned char *raw_deflate(const char *data, size_t n, size_t *out_len)
-{
-	uLong room = compressBound(n) + 64;
-	unsigned char *out = malloc(room);
-	z_stream z = { 0 };
-	deflateInit2(&z, 6, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY);
-	z.next_in = (unsigned char *)data;
-	z.avail_in = (uInt)n;
-	z.next_out = out;
-	z.avail_out = (uInt)room;
-	CHECK(deflate(&z, Z_FINISH) == Z_STREAM_END);
-	*out_len = z.total_out;
-	deflateEnd(&z);
-	return out;
-}
-
 /* A part of a block inflated from its start by ISA-L (dx__raw_prefix):
  * exactly the bytes asked for, cut wherever, matches included; a whole
  * block only when the stream ends there; data cut short refused. */
@@ -385,8 +378,9 @@ static void raw_prefix(void)
 	}
 	dx_buf c = { 0 };
 	corpus(&c, 400, DXB_SYN_DOCUMENTS);
+	/* As much as a block of bgzip's holds. */
 	size_t n = c.len < 65280 ? c.len : 65280, in_len;
-	unsigned char *in = raw_deflate(c.p, n, &in_len);
+	unsigned char *in = deflated(c.p, n, -15, &in_len);
 	unsigned char *out = malloc(n + 1);
 	int bad = 0;
 	for (size_t want = 1; want < n; want += want < 300 ? 1 : 331) {
