@@ -185,10 +185,14 @@ class DistributedSampler(torch.utils.data.Sampler):
             idx = torch.randperm(n, generator=g)[places]
         else:
             idx = places + first
+        del places
         self._yielded = 0
-        for i in idx.tolist():
-            self._yielded += 1
-            yield i
+        # A slice at a time as Python ints: the whole share as a list held
+        # 660 MiB more a rank through an epoch of 138M indices on 8 ranks.
+        for part in idx.split(1 << 16):
+            for i in part.tolist():
+                self._yielded += 1
+                yield i
 
     def set_epoch(self, epoch):
         """Sets the epoch of the next iteration: its order, and a start of 0

@@ -66,6 +66,21 @@ def test_same_indices_as_torch(n, world, shuffle, drop_last):
             assert len(ours) == len(theirs)
 
 
+@pytest.mark.parametrize("shuffle", [True, False])
+def test_same_indices_as_torch_over_several_slices(shuffle):
+    """A share longer than the slices the sampler yields from (65,536):
+    the same indices as torch's, and a resume from past the first slice."""
+    data = range(200_003)
+    for rank in range(3):
+        theirs = list(torch.utils.data.DistributedSampler(data, 3, rank, shuffle=shuffle, seed=5))
+        ours = DistributedSampler(data, 3, rank, shuffle=shuffle, seed=5)
+        assert len(theirs) > 65_536 and list(ours) == theirs
+        it = iter(ours)
+        head = [next(it) for _ in range(66_000)]
+        state = ours.state_dict()
+        assert head == theirs[:66_000] and state == {"epoch": 0, "start": 198_000, "seed": 5}
+
+
 def test_rank_from_environment(monkeypatch):
     monkeypatch.setenv("RANK", "2")
     monkeypatch.setenv("WORLD_SIZE", "3")
