@@ -1,7 +1,8 @@
 /*
  * codec.h: DEFLATE of whole buffers, for BGZF blocks, and CRC32 (internal).
  * libdeflate serves them where the build has it (DX_HAVE_LIBDEFLATE), zlib
- * elsewhere; zlib stays the reference.  Streams are zlib's but for the
+ * elsewhere, but for CRC32, ISA-L's where the build has it (DX_HAVE_ISAL);
+ * zlib stays the reference.  Streams are zlib's but for the
  * gzip scan's, which docdex's own inflater serves (inflate.h), and the
  * reader's, which ISA-L serves where the build has it: the raw stream from
  * an access point (the point's window, deflated whole, is libdeflate's),

@@ -65,8 +65,9 @@ typedef struct dx_gzin {
 	int raw;                  /* past the member's header: its DEFLATE
 	                             data is inflated raw, its length checked
 	                             here and its CRC-32 by dx__gzin_check
-	                             (libdeflate's CRC, where it serves, is
-	                             several times zlib's speed) */
+	                             (ISA-L's or libdeflate's CRC, where
+	                             they serve, is several times zlib's
+	                             speed) */
 	uint32_t isize;           /* of the member's data so far */
 	int ended;                /* nothing follows the last member */
 	uint64_t uout;            /* uncompressed bytes produced */
