@@ -149,14 +149,29 @@ static int build_hash(builder *b, dx_buf *table, uint32_t bits, dx_err *err)
 	const unsigned char *pool = (const unsigned char *)b->pool.p;
 	const uint64_t *ckpt = (const uint64_t *)b->ckpt.p;
 	uint32_t tagmask = dx__slot_tag_mask(bits), recmask = dx__slot_rec_mask(bits);
-	uint64_t off = 0;
+	/* Each id is hashed AHEAD records before it goes in, and its slot asked
+	 * for then: the table is far larger than the cache, and waiting for a
+	 * slot was most of this loop (perf: 78% of it, at one load, on 2.35M
+	 * passages of MS MARCO v2's layout). */
+	enum { AHEAD = 16 };
+	struct {
+		const char *id;
+		uint64_t len, h;
+	} q[AHEAD];
+	uint64_t off = 0, next = 0;
 	for (uint64_t r = 0; r < b->n; r++) {
-		/* The pool is read in order, so each id follows the previous one. */
-		uint64_t len = 0;
-		off += dx__varint_get(pool + off, pool + b->pool.len, &len);
-		const char *id = (const char *)pool + off;
-		off += len;
-		uint64_t h = dx__hash64(id, len, DDX_HASH_SEED);
+		for (; next < b->n && next < r + AHEAD; next++) {
+			/* The pool is read in order, so each id follows the previous one. */
+			uint64_t n = 0;
+			off += dx__varint_get(pool + off, pool + b->pool.len, &n);
+			q[next % AHEAD].id = (const char *)pool + off;
+			q[next % AHEAD].len = n;
+			q[next % AHEAD].h = dx__hash64(q[next % AHEAD].id, n, DDX_HASH_SEED);
+			off += n;
+			__builtin_prefetch(&t[dx__slot_of(q[next % AHEAD].h, nslots)], 1);
+		}
+		const char *id = q[r % AHEAD].id;
+		uint64_t len = q[r % AHEAD].len, h = q[r % AHEAD].h;
 		uint32_t tag = dx__slot_tag(h, bits);
 		for (uint64_t i = dx__slot_of(h, nslots);; i = i + 1 == nslots ? 0 : i + 1) {
 			uint32_t s = t[i];
